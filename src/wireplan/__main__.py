@@ -1,0 +1,5 @@
+import sys
+
+from wireplan.cli import main
+
+sys.exit(main())

@@ -1,0 +1,142 @@
+"""The ``wireplan`` command line.
+
+Each format contributes through its own ``wireplan.<format>.cli`` module,
+which may define:
+
+- ``register(subparsers)``: add format-specific subcommands;
+- ``demo(out, workdir)``: its part of ``wireplan demo``;
+- ``sniff(head) -> bool`` and ``inspect(path, out)``: its part of ``wireplan inspect``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import TextIO
+
+from wireplan import __version__
+from wireplan.errors import WireplanError
+
+# Order matters for `inspect`: the first format whose sniff() accepts the file wins.
+FORMATS: tuple[tuple[str, str], ...] = (
+    ("ort", "ONNX Runtime .ort"),
+    ("evalue", "EValue"),
+    ("dsdl", "Cyphal DSDL"),
+)
+
+
+def _format_cli(name: str) -> ModuleType | None:
+    module = f"wireplan.{name}.cli"
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name == module:
+            return None
+        raise
+
+
+def _available() -> list[tuple[str, str, ModuleType]]:
+    found = []
+    for name, title in FORMATS:
+        mod = _format_cli(name)
+        if mod is not None:
+            found.append((name, title, mod))
+    return found
+
+
+def _cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
+    formats = _available()
+    wanted = set(args.only or [name for name, _, _ in formats])
+    with tempfile.TemporaryDirectory(prefix="wireplan-demo-") as tmp:
+        for name, title, mod in formats:
+            if name not in wanted or not hasattr(mod, "demo"):
+                continue
+            print(f"== {title} ==", file=out)
+            start = time.perf_counter()
+            folder = Path(tmp) / name
+            folder.mkdir()
+            mod.demo(out, folder)
+            print(f"   ({title} part took {time.perf_counter() - start:.2f} s)\n", file=out)
+    return 0
+
+
+def _cmd_inspect(args: argparse.Namespace, out: TextIO) -> int:
+    path = Path(args.file)
+    with path.open("rb") as f:
+        head = f.read(64)
+    for _, _, mod in _available():
+        sniff = getattr(mod, "sniff", None)
+        if sniff is not None and sniff(head):
+            mod.inspect(path, out)
+            return 0
+    print(f"wireplan: {path}: not a format wireplan knows", file=sys.stderr)
+    return 1
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="wireplan",
+        description=(
+            "Binary serialization with the layout planned first: ExecuTorch EValue, "
+            "Cyphal DSDL and ONNX Runtime .ort models."
+        ),
+    )
+    parser.add_argument("--version", action="version", version=f"wireplan {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    names = [name for name, _, mod in _available() if hasattr(mod, "demo")]
+    demo = sub.add_parser(
+        "demo",
+        help="run a built-in example through every format and print what happened",
+        description="Run a built-in example through every format and print what happened.",
+    )
+    demo.add_argument(
+        "--only",
+        action="append",
+        choices=names,
+        metavar="FORMAT",
+        help=f"run only this format's part ({', '.join(names)}); repeatable",
+    )
+    demo.set_defaults(handler=_cmd_demo)
+
+    inspect = sub.add_parser(
+        "inspect",
+        help="describe a file: an EValue or an EValue record file, or an .ort model",
+        description="Describe a file; the format is recognised from its first bytes.",
+    )
+    inspect.add_argument("file", help="the file to describe")
+    inspect.set_defaults(handler=_cmd_inspect)
+
+    for _, _, mod in _available():
+        register = getattr(mod, "register", None)
+        if register is not None:
+            register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
+    out = out if out is not None else sys.stdout
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        code: int = args.handler(args, out)
+    except WireplanError as exc:
+        print(f"wireplan: error: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(
+            f"wireplan: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "),
+            file=sys.stderr,
+        )
+        return 1
+    except KeyboardInterrupt:
+        print("wireplan: interrupted", file=sys.stderr)
+        return 130
+    return code

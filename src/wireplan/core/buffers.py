@@ -1,0 +1,94 @@
+"""Read-only buffers and zero-copy numpy views over them.
+
+:class:`MappedFile` maps a file read-only.  Arrays handed out by
+:func:`view` share memory with the buffer; a view keeps the mapping alive
+for as long as the view exists, so a view is never left dangling:
+:meth:`MappedFile.close` releases the mapping at once when no view holds
+it, and otherwise as soon as the last view is gone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import mmap
+import os
+from types import TracebackType
+from typing import Any
+
+import numpy as np
+
+__all__ = ["MappedFile", "as_memoryview", "view"]
+
+
+def as_memoryview(data: Any) -> memoryview:
+    """A flat, byte-typed memoryview of any bytes-like object (no copy)."""
+    mv = data if isinstance(data, memoryview) else memoryview(data)
+    if not mv.c_contiguous:
+        raise ValueError("buffer must be contiguous")
+    if mv.ndim != 1 or mv.format != "B":
+        mv = mv.cast("B")
+    return mv
+
+
+def view(
+    buffer: Any, offset: int, dtype: np.dtype[Any] | str, shape: tuple[int, ...]
+) -> np.ndarray[Any, Any]:
+    """A numpy array over ``buffer`` at ``offset``: no bytes are copied.
+
+    The caller has already checked that the bytes lie inside the buffer.
+    The array is read-only when the buffer is.
+    """
+    dt = np.dtype(dtype)
+    count = 1
+    for n in shape:
+        count *= n
+    arr = np.frombuffer(buffer, dtype=dt, count=count, offset=offset)
+    return arr.reshape(shape)
+
+
+class MappedFile:
+    """A file mapped read-only into memory; ``buffer`` is a memoryview of its bytes.
+
+    Use it as a context manager or call :meth:`close`.  Empty files have an
+    empty buffer (``mmap`` cannot map zero bytes).
+    """
+
+    __slots__ = ("_mm", "buffer", "path", "size")
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = os.fspath(path)
+        with open(self.path, "rb") as f:
+            self.size = os.fstat(f.fileno()).st_size
+            self._mm: mmap.mmap | None = (
+                mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if self.size else None
+            )
+        self.buffer: memoryview = memoryview(self._mm) if self._mm is not None else memoryview(b"")
+
+    @property
+    def closed(self) -> bool:
+        return self._mm is None
+
+    def close(self) -> None:
+        """Release the mapping.  Arrays still viewing it keep it alive until they go."""
+        mm, self._mm = self._mm, None
+        self.buffer.release()
+        if mm is not None:
+            # With views still exported, the mapping is unmapped when the last
+            # of them is collected; their memory stays valid meanwhile.
+            with contextlib.suppress(BufferError):
+                mm.close()
+
+    def __enter__(self) -> MappedFile:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else f"{self.size} bytes"
+        return f"MappedFile({self.path!r}, {state})"

@@ -1,0 +1,153 @@
+"""A plan of regions: where every byte of an output goes, decided before any byte moves.
+
+A :class:`Plan` is plain data: an ordered list of :class:`Region` objects
+(offset, length, alignment, source) and the total size of the destination.
+Formats build a plan (the EValue list framing, the .ort writer), then hand
+it to :func:`wireplan.core.execute.execute`, which fills a destination sized
+once, serially or with threads, with byte-identical results.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = ["Plan", "Region", "align_up", "is_power_of_two"]
+
+
+def is_power_of_two(n: int) -> bool:
+    return n > 0 and n & (n - 1) == 0
+
+
+def align_up(offset: int, alignment: int) -> int:
+    """The smallest multiple of ``alignment`` (a power of two) at or after ``offset``."""
+    return (offset + alignment - 1) & -alignment
+
+
+@dataclass(frozen=True, slots=True)
+class Region:
+    """``length`` bytes at ``offset`` of the destination, filled from ``source``.
+
+    ``source`` is a numpy array (any shape, order or byte order) or a
+    bytes-like object; ``None`` leaves the bytes as the destination has them
+    (zero for a fresh buffer or file).  For an array, ``dtype`` says how the
+    destination bytes are typed (``">f4"`` for big-endian float32, say): the
+    executor converts while it copies, so byte swapping costs no extra pass.
+    Arrays are always written in row-major (C) order.
+    """
+
+    offset: int
+    length: int
+    alignment: int = 1
+    source: Any = None
+    dtype: np.dtype[Any] | None = None
+    name: str = ""
+
+    @property
+    def end(self) -> int:
+        return self.offset + self.length
+
+
+class Plan:
+    """An ordered set of non-overlapping regions inside a destination of ``size`` bytes.
+
+    Regions are usually placed with :meth:`add`, which puts each one at the
+    next offset that satisfies its alignment; :meth:`place` puts one at an
+    explicit offset.  The plan grows as regions are added; :meth:`pad_to`
+    rounds the size up.
+    """
+
+    __slots__ = ("_regions", "_size")
+
+    def __init__(self) -> None:
+        self._regions: list[Region] = []
+        self._size = 0
+
+    @property
+    def size(self) -> int:
+        """Bytes the destination needs."""
+        return self._size
+
+    @property
+    def regions(self) -> tuple[Region, ...]:
+        return tuple(self._regions)
+
+    def __iter__(self) -> Iterator[Region]:
+        return iter(self._regions)
+
+    def __len__(self) -> int:
+        return len(self._regions)
+
+    def add(
+        self,
+        length: int,
+        *,
+        alignment: int = 1,
+        source: Any = None,
+        dtype: np.dtype[Any] | str | None = None,
+        name: str = "",
+    ) -> Region:
+        """Append a region at the next offset that is a multiple of ``alignment``."""
+        return self.place(
+            align_up(self._size, self._check_alignment(alignment)),
+            length,
+            alignment=alignment,
+            source=source,
+            dtype=dtype,
+            name=name,
+        )
+
+    def place(
+        self,
+        offset: int,
+        length: int,
+        *,
+        alignment: int = 1,
+        source: Any = None,
+        dtype: np.dtype[Any] | str | None = None,
+        name: str = "",
+    ) -> Region:
+        """Put a region at an explicit ``offset``; it must not overlap the regions before it."""
+        self._check_alignment(alignment)
+        if offset < 0 or length < 0:
+            raise ValueError(f"region {name!r}: negative offset or length ({offset}, {length})")
+        if offset % alignment:
+            raise ValueError(f"region {name!r}: offset {offset} is not a multiple of {alignment}")
+        if self._regions and offset < self._regions[-1].end and length:
+            last = self._regions[-1]
+            if offset + length > last.offset and last.length:
+                raise ValueError(
+                    f"region {name!r} [{offset}, {offset + length}) overlaps "
+                    f"{last.name!r} [{last.offset}, {last.end})"
+                )
+        region = Region(
+            offset,
+            length,
+            alignment,
+            source,
+            None if dtype is None else np.dtype(dtype),
+            name,
+        )
+        self._regions.append(region)
+        self._size = max(self._size, region.end)
+        return region
+
+    def pad_to(self, alignment: int) -> None:
+        """Round the destination size up to a multiple of ``alignment``."""
+        self._size = align_up(self._size, self._check_alignment(alignment))
+
+    def reserve(self, size: int) -> None:
+        """Make the destination at least ``size`` bytes long."""
+        self._size = max(self._size, size)
+
+    @staticmethod
+    def _check_alignment(alignment: int) -> int:
+        if not is_power_of_two(alignment):
+            raise ValueError(f"alignment must be a power of two, not {alignment}")
+        return alignment
+
+    def __repr__(self) -> str:
+        return f"Plan({len(self._regions)} regions, {self._size} bytes)"

@@ -1,0 +1,73 @@
+"""The one exception hierarchy of wireplan.
+
+``WireplanError`` is the root.  Decoding errors carry the byte ``offset`` at
+which the input went wrong and a ``path`` into the nested value
+(``$.items[2].shape``).  Messages are built only on the failure path, so
+valid input pays nothing for them; a decoder that catches a ``DecodeError``
+from a nested value adds its own path segment with :meth:`DecodeError.under`.
+"""
+
+from __future__ import annotations
+
+__all__ = ["DecodeError", "EncodeError", "LimitError", "WireplanError"]
+
+
+class WireplanError(Exception):
+    """Root of every error wireplan raises on purpose."""
+
+
+class DecodeError(WireplanError, ValueError):
+    """Input bytes that are not a valid encoding.
+
+    ``offset`` is the byte (from the start of the buffer handed to the
+    decoder) where decoding failed; ``path`` locates the value being decoded,
+    ``"$"`` for the top level.
+    """
+
+    def __init__(self, reason: str, offset: int, path: str = "$") -> None:
+        self.reason = reason
+        self.offset = offset
+        self.path = path
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        where = f"at byte {self.offset}"
+        if self.path != "$":
+            where += f" ({self.path})"
+        return f"{where}: {self.reason}"
+
+    def under(self, segment: str) -> DecodeError:
+        """Prefix the path with ``segment`` (``".field"`` or ``"[3]"``) and return self.
+
+        Called by an enclosing decoder as the error bubbles up, so that the
+        innermost decoder does not need to know where it was called from.
+        """
+        self.path = "$" + segment + self.path[1:]
+        self.args = (self._render(),)
+        return self
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.reason, self.offset, self.path))
+
+
+class LimitError(DecodeError):
+    """A declared size beyond a configured limit or beyond the input.
+
+    A subclass of :class:`DecodeError`: it is raised while decoding, before
+    anything is allocated for the declared size.
+    """
+
+
+class EncodeError(WireplanError, ValueError):
+    """A value that cannot be encoded in the requested format.
+
+    ``path`` locates the offending part of the value (``"$"`` for the top).
+    """
+
+    def __init__(self, reason: str, path: str = "$") -> None:
+        self.reason = reason
+        self.path = path
+        super().__init__(reason if path == "$" else f"{path}: {reason}")
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.reason, self.path))

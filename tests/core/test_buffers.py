@@ -1,0 +1,49 @@
+from __future__ import annotations
+
+import gc
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from wireplan.core import MappedFile, as_memoryview, view
+
+
+def test_mapped_file_views_share_memory_and_outlive_close(tmp_path: Path) -> None:
+    data = np.arange(1000, dtype="<u4")
+    path = tmp_path / "f.bin"
+    path.write_bytes(b"abcd" + data.tobytes())
+    with MappedFile(path) as mf:
+        assert mf.size == 4004
+        arr = view(mf._mm, 4, "<u4", (10, 100))  # noqa: SLF001
+        assert not arr.flags.writeable
+        np.testing.assert_array_equal(arr.reshape(-1), data)
+    assert mf.closed
+    # The view keeps the mapping alive after close(): still valid memory.
+    np.testing.assert_array_equal(arr.reshape(-1), data)
+    del arr
+    gc.collect()
+    assert "closed" in repr(mf)
+
+
+def test_mapped_empty_file(tmp_path: Path) -> None:
+    path = tmp_path / "empty"
+    path.write_bytes(b"")
+    with MappedFile(path) as mf:
+        assert mf.size == 0
+        assert len(mf.buffer) == 0
+
+
+def test_missing_file() -> None:
+    with pytest.raises(FileNotFoundError):
+        MappedFile("/nonexistent/wireplan")
+
+
+def test_as_memoryview() -> None:
+    a = np.arange(4, dtype=np.int32)
+    mv = as_memoryview(a)
+    assert mv.format == "B"
+    assert mv.nbytes == 16
+    assert as_memoryview(b"xy").tobytes() == b"xy"
+    with pytest.raises(ValueError, match="contiguous"):
+        as_memoryview(a[::2])

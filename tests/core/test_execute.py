@@ -1,0 +1,108 @@
+from __future__ import annotations
+
+import mmap
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from wireplan.core import Plan, execute, resolve_threads, run_copies
+
+
+def _random_plan(seed: int, count: int, max_len: int) -> Plan:
+    rng = np.random.default_rng(seed)
+    plan = Plan()
+    for i in range(count):
+        kind = i % 4
+        n = int(rng.integers(0, max_len))
+        if kind == 0:
+            src = rng.integers(0, 256, n, dtype=np.uint8)
+            plan.add(n, alignment=64, source=src, name=f"u8-{i}")
+        elif kind == 1:
+            src = rng.standard_normal((n, 3)).astype(np.float32)
+            plan.add(src.nbytes, alignment=16, source=src, dtype=">f4", name=f"be-{i}")
+        elif kind == 2:
+            src = np.asfortranarray(rng.integers(-(2**40), 2**40, (3, n), dtype=np.int64))
+            plan.add(src.nbytes, alignment=8, source=src, name=f"fortran-{i}")
+        else:
+            data = bytes(rng.integers(0, 256, n, dtype=np.uint8))
+            plan.add(n, alignment=4096, source=data, name=f"bytes-{i}")
+    plan.pad_to(8)
+    return plan
+
+
+@settings(max_examples=25)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 12), st.sampled_from([1, 2, 3]))
+def test_threaded_output_is_byte_identical_to_serial(seed: int, count: int, threads: int) -> None:
+    plan = _random_plan(seed, count, 3000)
+    serial = bytearray(plan.size)
+    parallel = bytearray(plan.size)
+    execute(plan, serial, threads=1)
+    # A tiny chunk size forces every copy to be split across the pool.
+    execute(plan, parallel, threads=threads, chunk_bytes=256)
+    assert serial == parallel
+
+
+def test_execute_writes_sources_where_planned() -> None:
+    plan = Plan()
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    plan.add(1, source=b"\x7f")
+    r = plan.add(a.nbytes, alignment=8, source=a.T, dtype=">f4")  # non-contiguous source
+    plan.add(4, alignment=4)  # no source: left as zeros
+    out = bytearray(plan.size)
+    execute(plan, out)
+    assert out[0] == 0x7F
+    assert out[1:8] == bytes(7)
+    got = np.frombuffer(out, ">f4", count=6, offset=r.offset).reshape(3, 2)
+    np.testing.assert_array_equal(got, a.T)
+    assert out[r.end :] == bytes(plan.size - r.end)
+
+
+def test_execute_into_mmap_and_numpy() -> None:
+    plan = Plan()
+    plan.add(5, source=b"hello")
+    mm = mmap.mmap(-1, plan.size)
+    execute(plan, mm)
+    assert mm[:5] == b"hello"
+    arr = np.zeros(8, np.uint8)
+    execute(plan, arr)
+    assert bytes(arr[:5]) == b"hello"
+
+
+def test_large_copy_splits_and_matches() -> None:
+    src = np.random.default_rng(1).standard_normal(3_000_000).astype(np.float32)
+    plan = Plan()
+    plan.add(src.nbytes, alignment=4096, source=src, dtype=">f4")
+    one, two = bytearray(plan.size), bytearray(plan.size)
+    execute(plan, one, threads=1)
+    execute(plan, two, threads=2, chunk_bytes=1 << 20)
+    assert one == two
+    np.testing.assert_array_equal(np.frombuffer(two, ">f4"), src)
+
+
+def test_errors() -> None:
+    plan = Plan()
+    plan.add(4, source=b"abc")  # planned 4, source holds 3
+    with pytest.raises(ValueError, match="4 bytes planned, source holds 3"):
+        execute(plan, bytearray(4))
+    ok = Plan()
+    ok.add(4, source=b"abcd")
+    with pytest.raises(ValueError, match="plan needs 4"):
+        execute(ok, bytearray(2))
+    with pytest.raises(ValueError, match="read-only"):
+        execute(ok, b"\0\0\0\0")
+    with pytest.raises(ValueError, match="at least 1"):
+        execute(ok, bytearray(4), threads=0)
+
+
+def test_resolve_threads() -> None:
+    assert resolve_threads(None, 10) == 1
+    assert resolve_threads(None, 1 << 40) >= 1
+    assert resolve_threads(3, 10) == 3
+
+
+def test_run_copies_reports_worker_errors() -> None:
+    dst = np.zeros(4, np.uint8)
+    with pytest.raises(ValueError):
+        run_copies([(dst, np.zeros(5, np.uint8))], threads=2)

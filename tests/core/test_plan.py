@@ -1,0 +1,66 @@
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from wireplan.core import Plan, align_up, is_power_of_two
+
+
+@pytest.mark.parametrize(
+    ("offset", "alignment", "expected"),
+    [(0, 1, 0), (0, 64, 0), (1, 64, 64), (63, 64, 64), (64, 64, 64), (65, 4096, 4096)],
+)
+def test_align_up(offset: int, alignment: int, expected: int) -> None:
+    assert align_up(offset, alignment) == expected
+
+
+def test_power_of_two() -> None:
+    assert [n for n in range(-2, 70) if is_power_of_two(n)] == [1, 2, 4, 8, 16, 32, 64]
+
+
+@given(st.lists(st.tuples(st.integers(0, 5000), st.sampled_from([1, 2, 8, 64, 4096])), max_size=30))
+def test_add_places_aligned_non_overlapping_regions(items: list[tuple[int, int]]) -> None:
+    plan = Plan()
+    for length, alignment in items:
+        plan.add(length, alignment=alignment)
+    end = 0
+    for region, (length, alignment) in zip(plan, items, strict=True):
+        assert region.offset % alignment == 0
+        assert region.offset >= end
+        assert region.offset - end < alignment
+        assert region.length == length
+        end = region.end
+    assert plan.size == end
+
+
+def test_place_rejects_overlap_misalignment_and_bad_alignment() -> None:
+    plan = Plan()
+    plan.place(0, 16, name="a")
+    with pytest.raises(ValueError, match="overlaps"):
+        plan.place(8, 16, name="b")
+    with pytest.raises(ValueError, match="multiple of 64"):
+        plan.place(65, 1, alignment=64)
+    with pytest.raises(ValueError, match="power of two"):
+        plan.add(1, alignment=3)
+    with pytest.raises(ValueError, match="negative"):
+        plan.place(100, -1)
+
+
+def test_pad_and_reserve() -> None:
+    plan = Plan()
+    plan.add(3)
+    plan.pad_to(8)
+    assert plan.size == 8
+    plan.reserve(100)
+    assert plan.size == 100
+    plan.reserve(10)
+    assert plan.size == 100
+
+
+def test_region_keeps_dtype() -> None:
+    plan = Plan()
+    r = plan.add(8, source=np.zeros(2, np.float32), dtype=">f4")
+    assert r.dtype == np.dtype(">f4")
+    assert repr(plan) == "Plan(1 regions, 8 bytes)"
