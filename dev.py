@@ -56,7 +56,7 @@ def _fingerprint() -> str:
 
 
 def setup() -> None:
-    if sys.version_info < (3, 11):
+    if sys.version_info < (3, 11):  # noqa: UP036 - this file runs on any python3
         sys.exit("wireplan needs Python 3.11 or newer")
     if not PY.exists():
         _say(f"creating {VENV}")
@@ -64,7 +64,9 @@ def setup() -> None:
     want = _fingerprint()
     if STAMP.exists() and STAMP.read_text() == want:
         return
-    _say("installing wireplan and its test peers into the environment (first run takes a few minutes)")
+    _say(
+        "installing wireplan and its test peers into the environment (first run takes a few minutes)"
+    )
     pip = (PY, "-m", "pip", "--disable-pip-version-check", "-q")
     _check(*pip, "install", "--upgrade", "pip")
     _check(*pip, "install", "-e", ".[test]", TORCH)
@@ -74,7 +76,10 @@ def setup() -> None:
 def test(args: list[str]) -> int:
     steps: list[tuple[str, list[str | Path]]] = [
         ("ruff check", [BIN / "ruff", "check", "src", "tests", "benchmarks", "dev.py"]),
-        ("ruff format", [BIN / "ruff", "format", "--check", "src", "tests", "benchmarks", "dev.py"]),
+        (
+            "ruff format",
+            [BIN / "ruff", "format", "--check", "src", "tests", "benchmarks", "dev.py"],
+        ),
         ("mypy --strict", [BIN / "mypy", "--strict"]),
         ("pytest", [BIN / "pytest", "-n", "auto", "--dist", "loadfile", *args]),
     ]
@@ -105,7 +110,9 @@ def main(argv: list[str]) -> int:
         return _run(BIN / "wireplan", "demo", *rest)
     if command == "bench":
         if not rest:
-            names = sorted(p.stem.removeprefix("bench_") for p in (ROOT / "benchmarks").glob("bench_*.py"))
+            names = sorted(
+                p.stem.removeprefix("bench_") for p in (ROOT / "benchmarks").glob("bench_*.py")
+            )
             print("benchmarks: " + ", ".join(names))
             return 2
         return _run(PY, ROOT / "benchmarks" / f"bench_{rest[0]}.py", *rest[1:])
