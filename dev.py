@@ -40,13 +40,6 @@ def _run(*cmd: str | Path) -> int:
     return subprocess.call([str(c) for c in cmd], cwd=ROOT)
 
 
-def _check(*cmd: str | Path) -> None:
-    code = _run(*cmd)
-    if code:
-        _say(f"failed ({code}): {' '.join(map(str, cmd))}")
-        sys.exit(code)
-
-
 def _fingerprint() -> str:
     h = hashlib.sha256()
     for name in ("pyproject.toml", "dev.py"):
@@ -64,12 +57,16 @@ def setup() -> None:
     want = _fingerprint()
     if STAMP.exists() and STAMP.read_text() == want:
         return
-    _say(
-        "installing wireplan and its test peers into the environment (first run takes a few minutes)"
-    )
-    pip = (PY, "-m", "pip", "--disable-pip-version-check", "-q")
-    _check(*pip, "install", "--upgrade", "pip")
-    _check(*pip, "install", "-e", ".[test]", TORCH)
+    log = VENV / "setup.log"
+    _say(f"installing wireplan and its test peers (a few minutes the first time; log: {log})")
+    pip = [str(PY), "-m", "pip", "--disable-pip-version-check"]
+    with log.open("w") as out:
+        for args in (["install", "--upgrade", "pip"], ["install", "-e", ".[test]", TORCH]):
+            code = subprocess.call(pip + args, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+            if code:
+                sys.stdout.write(log.read_text()[-5000:])
+                _say(f"pip {' '.join(args)} failed ({code}); the whole log is in {log}")
+                sys.exit(code)
     STAMP.write_text(want)
 
 
