@@ -15,7 +15,7 @@ def test_mapped_file_views_share_memory_and_outlive_close(tmp_path: Path) -> Non
     path.write_bytes(b"abcd" + data.tobytes())
     with MappedFile(path) as mf:
         assert mf.size == 4004
-        arr = view(mf._mm, 4, "<u4", (10, 100))  # noqa: SLF001
+        arr = view(mf.buffer, 4, "<u4", (10, 100))
         assert not arr.flags.writeable
         np.testing.assert_array_equal(arr.reshape(-1), data)
     assert mf.closed

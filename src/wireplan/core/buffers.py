@@ -71,10 +71,11 @@ class MappedFile:
     def close(self) -> None:
         """Release the mapping.  Arrays still viewing it keep it alive until they go."""
         mm, self._mm = self._mm, None
-        self.buffer.release()
+        # With views still exported, the mapping is unmapped when the last
+        # of them is collected; their memory stays valid meanwhile.
+        with contextlib.suppress(BufferError):
+            self.buffer.release()
         if mm is not None:
-            # With views still exported, the mapping is unmapped when the last
-            # of them is collected; their memory stays valid meanwhile.
             with contextlib.suppress(BufferError):
                 mm.close()
 
