@@ -15,7 +15,7 @@ atomic file writes.  Every error wireplan raises derives from
 from __future__ import annotations
 
 import importlib
-from typing import Any
+import types
 
 from wireplan.errors import DecodeError, EncodeError, LimitError, WireplanError
 
@@ -36,7 +36,7 @@ __all__ = [
 _SUBPACKAGES = frozenset({"core", "dsdl", "evalue", "ort"})
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> types.ModuleType:
     # The format packages load on first use, so `import wireplan` stays cheap.
     if name in _SUBPACKAGES:
         return importlib.import_module(f"wireplan.{name}")
