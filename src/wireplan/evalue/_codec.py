@@ -1,0 +1,670 @@
+"""The EValue codec: one value <-> the bytes ExecuTorch's Java ``EValue`` reads and writes.
+
+Wire layout (big-endian throughout)::
+
+    u8 tag, then
+      0 None    nothing
+      1 Tensor  u8 scalar_type, i8 rank, rank x i32 size, row-major elements
+      2 String  u32 byte length, bytes (UTF-8 for text)
+      3 Double  IEEE-754 binary64
+      4 Int     int64
+      5 Bool    u8 0 or 1
+
+There is no payload length: a tensor's data runs to the end of the buffer.
+
+Every value is first turned into :class:`_Parts`: the header bytes, and for
+tensors and byte strings an array whose elements follow the header, with the
+big-endian dtype they take on the wire.  One ``numpy.copyto`` then moves (and
+byte-swaps) them, so encoding runs at copy speed.  The scalar paths skip all
+this: a precompiled :class:`struct.Struct` each, dispatched on the exact type.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+import operator
+import struct
+import sys
+from dataclasses import dataclass
+from typing import Any, Final, TypeAlias
+
+import numpy as np
+
+from wireplan.core.buffers import as_memoryview
+from wireplan.errors import DecodeError, EncodeError, LimitError
+from wireplan.evalue._dtypes import (
+    JAVA_SCALAR_TYPES,
+    SCALAR_TYPES,
+    ScalarTypeInfo,
+    info_for_code,
+    info_for_dtype,
+)
+
+__all__ = [
+    "MAX_RANK",
+    "MAX_SIZE",
+    "EValue",
+    "RawTensor",
+    "decode",
+    "encode",
+    "encode_into",
+    "encoded_size",
+]
+
+TAG_NONE: Final = 0
+TAG_TENSOR: Final = 1
+TAG_STRING: Final = 2
+TAG_DOUBLE: Final = 3
+TAG_INT: Final = 4
+TAG_BOOL: Final = 5
+
+TAG_NAMES: Final = ("None", "Tensor", "String", "Double", "Int", "Bool")
+# Tags of ExecuTorch's C++ runtime that the Java wire format does not carry.
+_CXX_ONLY_TAGS: Final = {
+    6: "ListBool",
+    7: "ListDouble",
+    8: "ListInt",
+    9: "ListTensor",
+    10: "ListScalar",
+    11: "ListOptionalTensor",
+}
+
+#: The largest rank the wire format can carry (an ``i8``).
+MAX_RANK: Final = 127
+#: The largest dimension size the wire format can carry (an ``i32``).
+MAX_SIZE: Final = 2**31 - 1
+_MAX_STRING: Final = 2**32 - 1
+# numpy refuses arrays whose byte size does not fit in an intp.
+_MAX_NBYTES: Final = sys.maxsize
+
+# Below this many bytes, encode() builds the result by concatenation.
+_SMALL: Final = 1 << 16
+
+_INT = struct.Struct(">bq")
+_DOUBLE = struct.Struct(">bd")
+_STR_HEAD = struct.Struct(">BI")
+_TENSOR_HEAD = struct.Struct(">BBb")
+_UNPACK_INT = struct.Struct(">xq")
+_UNPACK_DOUBLE = struct.Struct(">xd")
+_U32 = struct.Struct(">I")
+_I64 = struct.Struct(">q")
+_F64 = struct.Struct(">d")
+
+_pack_int = _INT.pack
+_pack_double = _DOUBLE.pack
+_unpack_int = _UNPACK_INT.unpack
+_unpack_double = _UNPACK_DOUBLE.unpack
+
+_NONE_BYTES: Final = b"\x00"
+_TRUE_BYTES: Final = b"\x05\x01"
+_FALSE_BYTES: Final = b"\x05\x00"
+
+_U8: Final = np.dtype(np.uint8)
+
+
+@dataclass(frozen=True, slots=True)
+class RawTensor:
+    """A tensor numpy cannot hold: kept as its scalar type, shape and wire bytes.
+
+    Decoding returns one for a scalar type without a numpy dtype
+    (``complex32``, the quantized and bit types; ``extended=True`` only) and
+    for a rank above numpy's limit (64); encoding accepts one as it is.
+    ``data`` holds the elements exactly as on the wire: row-major,
+    big-endian.  From ``decode(copy=False)`` it is a read-only memoryview
+    into the input buffer; otherwise ``bytes``.
+    """
+
+    scalar_type: int
+    shape: tuple[int, ...]
+    data: bytes | memoryview
+
+    @property
+    def dtype_name(self) -> str:
+        """The ExecuTorch name of the scalar type (``"complex32"``)."""
+        return SCALAR_TYPES.get(self.scalar_type, f"scalar type {self.scalar_type}")
+
+    @property
+    def nbytes(self) -> int:
+        return len(self.data) if isinstance(self.data, bytes) else self.data.nbytes
+
+
+EValue: TypeAlias = "bool | int | float | str | bytes | np.ndarray[Any, Any] | RawTensor | None"
+
+# ---------------------------------------------------------------------------
+# Encoding
+# ---------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Parts:
+    """An encoded value before the bytes move: header, then ``data`` as ``wire``."""
+
+    head: bytes
+    data: np.ndarray[Any, Any] | None = None
+    wire: np.dtype[Any] | None = None
+
+    @property
+    def size(self) -> int:
+        if self.data is None:
+            return len(self.head)
+        assert self.wire is not None
+        return len(self.head) + self.data.size * self.wire.itemsize
+
+
+def _max_ndim() -> int:
+    for n in (64, 32):
+        try:
+            np.empty((1,) * n)
+        except ValueError:
+            continue
+        return n
+    return 32  # pragma: no cover - every supported numpy holds 32
+
+
+#: The largest rank numpy arrays can have; deeper tensors decode to RawTensor.
+NUMPY_MAX_RANK: Final = _max_ndim()
+
+_TENSOR_SIZES: list[struct.Struct] = [struct.Struct(f">{n}i") for n in range(MAX_RANK + 1)]
+
+
+def _int_range_error(value: int, path: str = "$") -> EncodeError:
+    return EncodeError(
+        f"Int {value} is outside int64 (EValue Int is 64-bit two's complement)", path
+    )
+
+
+def _flat_bytes(value: Any, path: str) -> memoryview:
+    try:
+        return as_memoryview(value)
+    except ValueError:
+        raise EncodeError("a String payload must be a contiguous buffer", path) from None
+
+
+def _string_parts(payload: Any, path: str) -> _Parts:
+    n = len(payload)
+    if n > _MAX_STRING:
+        raise EncodeError(f"String of {n} bytes exceeds the u32 length field", path)
+    if n <= _SMALL:
+        return _Parts(_STR_HEAD.pack(TAG_STRING, n) + payload)
+    return _Parts(_STR_HEAD.pack(TAG_STRING, n), np.frombuffer(payload, _U8), _U8)
+
+
+def _encode_text(value: str, path: str) -> bytes:
+    try:
+        return value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise EncodeError(
+            f"String is not valid Unicode (lone surrogate at character {exc.start})", path
+        ) from None
+
+
+def _tensor_head(code: int, shape: tuple[int, ...], path: str) -> bytes:
+    rank = len(shape)
+    if rank > MAX_RANK:
+        raise EncodeError(f"Tensor rank {rank} exceeds the wire limit of {MAX_RANK}", path)
+    for i, n in enumerate(shape):
+        if n > MAX_SIZE or n < 0:
+            raise EncodeError(
+                f"Tensor size {n} in dimension {i} does not fit the i32 size field", path
+            )
+    return _TENSOR_HEAD.pack(TAG_TENSOR, code, rank) + _TENSOR_SIZES[rank].pack(*shape)
+
+
+def _array_parts(arr: np.ndarray[Any, Any], extended: bool, path: str) -> _Parts:
+    info = info_for_dtype(arr.dtype)
+    if info is None:
+        raise EncodeError(f"numpy dtype {arr.dtype} has no ExecuTorch scalar type", path)
+    if not info.java and not extended:
+        raise EncodeError(
+            f"dtype {info.name} is not one of the tensor types ExecuTorch's Java layer "
+            "accepts (uint8, int8, int32, int64, float16, float32, float64); "
+            "pass extended=True to write it anyway",
+            path,
+        )
+    head = _tensor_head(info.code, arr.shape, path)
+    src = arr if info.bits is info.native else arr.view(info.bits)
+    return _Parts(head, src, info.wire)
+
+
+def _raw_parts(raw: RawTensor, extended: bool, path: str) -> _Parts:
+    info = info_for_code(raw.scalar_type)
+    if info is None:
+        raise EncodeError(f"unknown scalar type {raw.scalar_type}", path)
+    if not info.java and not extended:
+        raise EncodeError(
+            f"scalar type {info.name} is not one ExecuTorch's Java layer accepts; "
+            "pass extended=True to write it anyway",
+            path,
+        )
+    try:
+        shape = tuple(operator.index(n) for n in raw.shape)
+    except TypeError:
+        raise EncodeError("RawTensor shape must hold integers", path) from None
+    head = _tensor_head(info.code, shape, path)
+    need = math.prod(shape) * info.itemsize
+    data = np.frombuffer(_flat_bytes(raw.data, path), _U8)
+    if data.size != need:
+        raise EncodeError(
+            f"RawTensor of shape {list(shape)} and type {info.name} needs {need} data bytes, "
+            f"holds {data.size}",
+            path,
+        )
+    return _Parts(head, data, _U8)
+
+
+def _is_torch_tensor(value: object) -> bool:
+    module = type(value).__module__
+    return (module == "torch" or module.startswith("torch.")) and hasattr(value, "__dlpack__")
+
+
+def _parts(value: Any, extended: bool, path: str = "$") -> _Parts:
+    """Split ``value`` into header bytes and the elements that follow them."""
+    t = type(value)
+    if t is int:
+        try:
+            return _Parts(_pack_int(TAG_INT, value))
+        except struct.error:
+            raise _int_range_error(value, path) from None
+    if t is float:
+        return _Parts(_pack_double(TAG_DOUBLE, value))
+    if t is bool:
+        return _Parts(_TRUE_BYTES if value else _FALSE_BYTES)
+    if value is None:
+        return _Parts(_NONE_BYTES)
+    if t is str:
+        return _string_parts(_encode_text(value, path), path)
+    if t is np.ndarray:
+        return _array_parts(value, extended, path)
+    if t is bytes or t is bytearray:
+        return _string_parts(value, path)
+    if t is memoryview:
+        return _string_parts(_flat_bytes(value, path), path)
+    if t is RawTensor:
+        return _raw_parts(value, extended, path)
+    # Subclasses and the rarer types.
+    if isinstance(value, np.ndarray | np.generic):
+        return _array_parts(np.asarray(value), extended, path)
+    if isinstance(value, bool):
+        return _Parts(_TRUE_BYTES if value else _FALSE_BYTES)
+    if isinstance(value, int):
+        return _parts(int(value), extended, path)
+    if isinstance(value, float):
+        return _Parts(_pack_double(TAG_DOUBLE, float(value)))
+    if isinstance(value, str):
+        return _string_parts(_encode_text(str(value), path), path)
+    if isinstance(value, bytes | bytearray | memoryview):
+        return _string_parts(_flat_bytes(value, path), path)
+    if _is_torch_tensor(value):
+        from wireplan.evalue import torch as _torch_support  # imports torch; it is there
+
+        arr = _torch_support.tensor_to_numpy(value)
+        if isinstance(arr, RawTensor):
+            return _raw_parts(arr, extended, path)
+        return _array_parts(arr, extended, path)
+    raise EncodeError(f"cannot encode a {t.__module__}.{t.__qualname__} as an EValue", path)
+
+
+def _write(parts: _Parts, dest: np.ndarray[Any, Any], offset: int) -> int:
+    """Write ``parts`` into the uint8 array ``dest`` at ``offset``; return the end."""
+    head = parts.head
+    pos = offset + len(head)
+    dest[offset:pos] = np.frombuffer(head, _U8)
+    data = parts.data
+    if data is not None:
+        wire = parts.wire
+        assert wire is not None
+        end = pos + data.size * wire.itemsize
+        if data.size:
+            target = dest[pos:end].view(wire)
+            if (
+                target.flags.aligned
+                or wire.isnative
+                or data.size <= _SCRATCH_ITEMS
+                or data.ndim == 0
+            ):
+                np.copyto(target.reshape(data.shape), data, casting="equiv")
+            else:
+                _copy_unaligned(target, data, wire)
+        return end
+    return pos
+
+
+# numpy's byte-swapping copy into a misaligned destination is several times
+# slower than into an aligned one (a tensor's data starts at byte 3 + 4 * rank).
+# Swapping chunks into an aligned scratch buffer that stays in cache, then
+# copying those bytes as bytes, runs at the speed of one aligned copy.
+_SCRATCH_BYTES: Final = 1 << 19
+_SCRATCH_ITEMS: Final = 1 << 12
+
+
+def _copy_unaligned(
+    target: np.ndarray[Any, Any], data: np.ndarray[Any, Any], wire: np.dtype[Any]
+) -> None:
+    src = data.reshape(-1) if data.flags.c_contiguous else data
+    rows = src.shape[0]
+    if rows == 0:
+        return
+    inner = src.size // rows  # elements per step along the outermost axis
+    size = wire.itemsize
+    step = max(1, _SCRATCH_BYTES // (inner * size))
+    scratch = np.empty((min(step, rows), *src.shape[1:]), wire)
+    scratch_bytes = scratch.reshape(-1).view(_U8)
+    out = target.view(_U8)
+    row_bytes = inner * size
+    for i in range(0, rows, step):
+        j = min(rows, i + step)
+        np.copyto(scratch[: j - i], src[i:j], casting="equiv")
+        np.copyto(out[i * row_bytes : j * row_bytes], scratch_bytes[: (j - i) * row_bytes])
+
+
+_bytes_from_size: Any = None
+_bytes_as_string: Any = None
+_madvise: Any = None
+if sys.implementation.name == "cpython":
+    _bytes_from_size = ctypes.pythonapi.PyBytes_FromStringAndSize
+    _bytes_from_size.restype = ctypes.py_object
+    _bytes_from_size.argtypes = (ctypes.c_void_p, ctypes.c_ssize_t)
+    _bytes_as_string = ctypes.pythonapi.PyBytes_AsString
+    _bytes_as_string.restype = ctypes.c_void_p
+    _bytes_as_string.argtypes = (ctypes.py_object,)
+    if sys.platform.startswith("linux"):
+        try:
+            _madvise = ctypes.CDLL(None, use_errno=True).madvise
+            _madvise.restype = ctypes.c_int
+            _madvise.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
+        except (OSError, AttributeError):  # pragma: no cover
+            _madvise = None
+
+_MADV_HUGEPAGE: Final = 14
+_HUGEPAGE_MIN: Final = 4 << 20
+_PAGE: Final = 4096
+
+
+def new_bytes(size: int) -> tuple[bytes, np.ndarray[Any, Any]]:
+    """A new, not yet initialized ``bytes`` of ``size`` bytes and a writable uint8 view of it.
+
+    The caller fills every byte through the view, then drops the view,
+    before the bytes object is handed to anyone.  On CPython the object
+    comes from ``PyBytes_FromStringAndSize(NULL, size)``, the C API's way to
+    build a bytes object by filling it, so no byte is written twice and no
+    copy is made.  Large buffers ask Linux for transparent huge pages, as
+    numpy does for its own large arrays (a fresh 64 MiB buffer otherwise
+    costs 16384 page faults, more than the copy itself).
+    """
+    if _bytes_from_size is None:  # pragma: no cover - non-CPython
+        raise NotImplementedError("new_bytes needs CPython")
+    out: bytes = _bytes_from_size(None, size)
+    address: int = _bytes_as_string(out)
+    if _madvise is not None and size >= _HUGEPAGE_MIN:
+        first = (address + _PAGE - 1) & -_PAGE
+        last = (address + size) & -_PAGE
+        _madvise(first, last - first, _MADV_HUGEPAGE)  # advice only; failure is harmless
+    view = np.frombuffer(memoryview((ctypes.c_char * size).from_address(address)), _U8)
+    return out, view
+
+
+def _fill_new_bytes(parts: _Parts, size: int) -> bytes:
+    """A new ``bytes`` of ``size`` bytes filled from ``parts`` in a single pass."""
+    if _bytes_from_size is None:  # pragma: no cover - non-CPython
+        buf = bytearray(size)
+        _write(parts, np.frombuffer(buf, _U8), 0)
+        return bytes(buf)
+    out, dest = new_bytes(size)
+    _write(parts, dest, 0)
+    del dest
+    return out
+
+
+def encode(value: Any, *, extended: bool = False) -> bytes:
+    """Encode one value as an EValue; the bytes ExecuTorch's Java ``EValue.fromByteArray`` reads.
+
+    ``None``, ``bool``, ``int`` (int64 range), ``float``, ``str`` (UTF-8),
+    bytes-like objects (a String payload as is), numpy arrays and scalars,
+    torch tensors (when torch is installed) and :class:`RawTensor`.  Tensor
+    dtypes are the seven Java accepts unless ``extended=True``.  Arrays of
+    any memory order are written row-major.  Raises :class:`EncodeError`.
+    """
+    t = type(value)
+    if t is int:
+        try:
+            return _pack_int(4, value)  # TAG_INT
+        except struct.error:
+            raise _int_range_error(value) from None
+    if t is float:
+        return _pack_double(3, value)  # TAG_DOUBLE
+    if t is bool:
+        return _TRUE_BYTES if value else _FALSE_BYTES
+    if value is None:
+        return _NONE_BYTES
+    parts = _parts(value, extended)
+    if parts.data is None:
+        return parts.head
+    size = parts.size
+    if size <= _SMALL:
+        assert parts.wire is not None
+        return parts.head + np.asarray(parts.data, dtype=parts.wire, order="C").tobytes()
+    return _fill_new_bytes(parts, size)
+
+
+def encoded_size(value: Any, *, extended: bool = False) -> int:
+    """The number of bytes :func:`encode` produces for ``value``."""
+    t = type(value)
+    if t is int or t is float:
+        if t is int and not -(2**63) <= value < 2**63:
+            raise _int_range_error(value)
+        return 9
+    if t is bool:
+        return 2
+    if value is None:
+        return 1
+    return _parts(value, extended).size
+
+
+def encode_into(value: Any, buffer: Any, offset: int = 0, *, extended: bool = False) -> int:
+    """Encode ``value`` into the writable ``buffer`` at ``offset``; return the bytes written.
+
+    Raises :class:`EncodeError` when the value does not fit in the buffer;
+    nothing is written then.
+    """
+    parts = _parts(value, extended)
+    dest = np.frombuffer(buffer, _U8) if not isinstance(buffer, np.ndarray) else buffer
+    if dest.dtype != _U8 or dest.ndim != 1:
+        dest = dest.reshape(-1).view(_U8)
+    if not dest.flags.writeable:
+        raise EncodeError("encode_into needs a writable buffer")
+    size = parts.size
+    if offset < 0 or offset + size > dest.shape[0]:
+        raise EncodeError(
+            f"the value needs {size} bytes at offset {offset}; the buffer holds {dest.shape[0]}"
+        )
+    _write(parts, dest, offset)
+    return size
+
+
+# ---------------------------------------------------------------------------
+# Decoding
+# ---------------------------------------------------------------------------
+
+
+def _truncated(what: str, need: int, pos: int, end: int) -> DecodeError:
+    have = end - pos
+    return DecodeError(
+        f"truncated: {what} needs {need} bytes, {have} remain", pos if have > 0 else end
+    )
+
+
+def _trailing(pos: int, end: int) -> DecodeError:
+    return DecodeError(f"{end - pos} trailing bytes after the value", pos)
+
+
+def _decode_tensor(
+    mv: memoryview, pos: int, end: int, copy: bool, extended: bool
+) -> np.ndarray[Any, Any] | RawTensor:
+    # pos is the scalar_type byte, just after the tag.
+    if end - pos < 2:
+        raise _truncated("a Tensor header (scalar type, rank)", 2, pos, end)
+    code = mv[pos]
+    rank = mv[pos + 1]
+    if not extended and code not in JAVA_SCALAR_TYPES:
+        if code not in SCALAR_TYPES:
+            raise DecodeError(f"unknown tensor scalar type {code}", pos)
+        raise DecodeError(
+            f"tensor scalar type {code} ({SCALAR_TYPES[code]}) is not one ExecuTorch's "
+            "Java layer accepts; pass extended=True to read it",
+            pos,
+        )
+    info = info_for_code(code)
+    if info is None:
+        raise DecodeError(f"unknown tensor scalar type {code}", pos)
+    if rank > MAX_RANK:
+        raise DecodeError(f"negative tensor rank {rank - 256}", pos + 1)
+    sizes_at = pos + 2
+    data_at = sizes_at + 4 * rank
+    if data_at > end:
+        raise _truncated(f"a rank-{rank} Tensor's sizes", 4 * rank, sizes_at, end)
+    shape: tuple[int, ...] = _TENSOR_SIZES[rank].unpack_from(mv, sizes_at)
+    count = 1
+    for i, n in enumerate(shape):
+        if n < 0:
+            raise DecodeError(f"negative tensor size {n} in dimension {i}", sizes_at + 4 * i)
+        count *= n
+    return _tensor_data(mv, info, shape, count, data_at, end, copy)
+
+
+def _tensor_data(
+    mv: memoryview,
+    info: ScalarTypeInfo,
+    shape: tuple[int, ...],
+    count: int,
+    data_at: int,
+    end: int,
+    copy: bool,
+) -> np.ndarray[Any, Any] | RawTensor:
+    need = count * info.itemsize
+    have = end - data_at
+    if need > have:
+        raise LimitError(
+            f"Tensor of shape {list(shape)} and type {info.name} declares {need} data bytes, "
+            f"only {have} remain",
+            data_at,
+        )
+    if need < have:
+        raise _trailing(data_at + need, end)
+    if info.native is None or len(shape) > NUMPY_MAX_RANK:
+        data = mv[data_at:end]
+        return RawTensor(info.code, shape, bytes(data) if copy else data.toreadonly())
+    if count == 0:
+        # numpy still multiplies every size; keep it from overflowing.
+        nonzero = math.prod(n for n in shape if n)
+        if nonzero * info.itemsize > _MAX_NBYTES:
+            raise LimitError(f"Tensor shape {list(shape)} overflows the element count", data_at)
+        out = np.empty(shape, info.native)
+        if not copy:
+            out.flags.writeable = False
+        return out
+    wire_view = np.frombuffer(mv, info.wire, count, data_at).reshape(shape)
+    if info.code == 11:  # bool: only 0 and 1 are valid bytes
+        raw = wire_view.reshape(-1).view(_U8)
+        if raw.max() > 1:
+            first = int(np.flatnonzero(raw > 1)[0])
+            raise DecodeError(
+                f"Bool tensor element {first} is {raw[first]}, not 0 or 1", data_at + first
+            )
+    if not copy:
+        wire_view.flags.writeable = False
+        return wire_view
+    out = np.empty(shape, info.native)
+    np.copyto(out if info.bits is info.native else out.view(info.bits), wire_view, casting="equiv")
+    return out
+
+
+def _decode_at(mv: memoryview, pos: int, end: int, copy: bool, extended: bool, text: bool) -> Any:
+    """Decode the one value that fills ``mv[pos:end]`` exactly."""
+    if pos >= end:
+        raise DecodeError("empty input: an EValue needs at least its tag byte", pos)
+    tag = mv[pos]
+    pos += 1
+    if tag in (TAG_INT, TAG_DOUBLE):
+        if end - pos < 8:
+            raise _truncated(TAG_NAMES[tag], 8, pos, end)
+        if end - pos > 8:
+            raise _trailing(pos + 8, end)
+        return (_I64 if tag == TAG_INT else _F64).unpack_from(mv, pos)[0]
+    if tag == TAG_TENSOR:
+        return _decode_tensor(mv, pos, end, copy, extended)
+    if tag == TAG_STRING:
+        if end - pos < 4:
+            raise _truncated("a String length", 4, pos, end)
+        n = _U32.unpack_from(mv, pos)[0]
+        pos += 4
+        if n > end - pos:
+            raise LimitError(f"String declares {n} bytes, only {end - pos} remain", pos)
+        if n < end - pos:
+            raise _trailing(pos + n, end)
+        payload = mv[pos:end]
+        if not text:
+            return bytes(payload)
+        try:
+            return str(payload, "utf-8")
+        except UnicodeDecodeError as exc:
+            raise DecodeError(
+                f"String is not valid UTF-8 ({exc.reason})", pos + exc.start
+            ) from None
+    if tag == TAG_BOOL:
+        if pos >= end:
+            raise _truncated("a Bool", 1, pos, end)
+        if end - pos > 1:
+            raise _trailing(pos + 1, end)
+        b = mv[pos]
+        if b > 1:
+            raise DecodeError(f"Bool byte is {b}, not 0 or 1", pos)
+        return b == 1
+    if tag == TAG_NONE:
+        if pos != end:
+            raise _trailing(pos, end)
+        return None
+    if tag in _CXX_ONLY_TAGS:
+        raise DecodeError(
+            f"tag {tag} ({_CXX_ONLY_TAGS[tag]}) exists in ExecuTorch's C++ runtime "
+            "but not in the Java wire format",
+            pos - 1,
+        )
+    raise DecodeError(f"unknown EValue tag {tag}", pos - 1)
+
+
+def decode(data: Any, *, copy: bool = True, extended: bool = False, text: bool = True) -> Any:
+    """Decode one EValue that fills ``data`` (any bytes-like object) exactly.
+
+    Tensors come back as numpy arrays: with ``copy=True`` a native-endian,
+    writable array the caller owns; with ``copy=False`` a read-only
+    big-endian view over ``data`` (no byte copied, constant time), valid as
+    long as ``data``'s memory is (the view keeps the object alive, but a
+    mutable buffer changed later changes the view, and a closed mmap ends
+    it).  Strings come back as ``str``, or as ``bytes`` with ``text=False``.
+    Scalar types beyond Java's seven need ``extended=True``.
+
+    Raises :class:`DecodeError` (with the byte offset) for any malformed
+    input, :class:`LimitError` when a declared size exceeds the input.
+    """
+    # The scalar fast path: exact type, exact length, tag, unpack.
+    if type(data) is bytes:
+        n = len(data)
+        if n == 9:
+            tag = data[0]
+            if tag == 4:  # TAG_INT
+                return _unpack_int(data)[0]
+            if tag == 3:  # TAG_DOUBLE
+                return _unpack_double(data)[0]
+        elif n == 2:
+            if data == _TRUE_BYTES:
+                return True
+            if data == _FALSE_BYTES:
+                return False
+        elif n == 1 and data == _NONE_BYTES:
+            return None
+    try:
+        mv = as_memoryview(data)
+    except ValueError as exc:
+        raise TypeError(f"decode needs a contiguous bytes-like object: {exc}") from None
+    return _decode_at(mv, 0, mv.nbytes, copy, extended, text)

@@ -1,0 +1,474 @@
+"""Sequences of EValues: the list framing (``encode_list``) and record files.
+
+An EValue has no length of its own (a tensor runs to the end of its
+buffer), so a sequence needs a framing.  Both framings here are wireplan's
+own, big-endian like EValue, and versioned.
+
+List, version 1 (what :func:`encode_list` writes)::
+
+    offset  size
+    0       4     magic b"WPEL"
+    4       2     u16 version = 1
+    6       2     u16 flags = 0 (reserved; readers reject other values)
+    8       8     u64 count N
+    16      16*N  N x (u64 offset, u64 length) of each element, from the list start
+    ...           the elements, in order, each exactly one EValue
+
+Elements are ascending and do not overlap; bytes between them are zero
+padding; the list ends where its last element ends.  The writer puts every
+tensor's data at a multiple of 64 bytes from the list start, so views of it
+are aligned (in memory and in a record file).
+
+Record file, version 1 (what :class:`RecordWriter` writes)::
+
+    0       8     magic b"WPEVRECS"
+    8       2     u16 version = 1
+    10      2     u16 flags = 0
+    12      4     u32 reserved = 0
+    16      8     u64 record count N (written when the writer closes)
+    then N records: zero padding, u64 length L, then L bytes of one list (above)
+
+Each record's list starts at the first multiple of 64 that leaves room for
+its length field after the previous record (the first list starts at byte
+64).  The file ends where the last record ends; a reader that finds a
+different number of records than the header declares reports the file as
+truncated.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import struct
+from collections.abc import Iterable, Iterator, Sequence
+from types import TracebackType
+from typing import IO, Any, Final
+
+import numpy as np
+
+from wireplan.core.atomic import atomic_open
+from wireplan.core.buffers import MappedFile, as_memoryview
+from wireplan.core.execute import execute
+from wireplan.core.plan import Plan, align_up
+from wireplan.errors import DecodeError, EncodeError, LimitError
+from wireplan.evalue._codec import TAG_TENSOR, _decode_at, _Parts, _parts, new_bytes
+
+__all__ = [
+    "LIST_MAGIC",
+    "LIST_VERSION",
+    "RECORD_MAGIC",
+    "RECORD_VERSION",
+    "RecordFile",
+    "RecordWriter",
+    "decode_list",
+    "encode_list",
+    "read_records",
+]
+
+LIST_MAGIC: Final = b"WPEL"
+LIST_VERSION: Final = 1
+RECORD_MAGIC: Final = b"WPEVRECS"
+RECORD_VERSION: Final = 1
+#: Tensor data in a list, and lists in a record file, start at multiples of this.
+ALIGNMENT: Final = 64
+
+_LIST_HEAD = struct.Struct(">4sHHQ")
+_ENTRY = struct.Struct(">QQ")
+_RECORD_HEAD = struct.Struct(">8sHHIQ")
+_U64 = struct.Struct(">Q")
+_LIST_HEAD_SIZE: Final = _LIST_HEAD.size
+_ENTRY_SIZE: Final = _ENTRY.size
+_RECORD_HEAD_SIZE: Final = _RECORD_HEAD.size
+_COUNT_AT: Final = 16
+
+
+# ---------------------------------------------------------------------------
+# Lists
+# ---------------------------------------------------------------------------
+
+
+def _element_offsets(parts: Sequence[_Parts]) -> tuple[list[int], int]:
+    pos = _LIST_HEAD_SIZE + _ENTRY_SIZE * len(parts)
+    offsets = []
+    for p in parts:
+        if p.data is not None and p.head[0] == TAG_TENSOR:
+            pos = align_up(pos + len(p.head), ALIGNMENT) - len(p.head)
+        offsets.append(pos)
+        pos += p.size
+    return offsets, pos
+
+
+def plan_list(values: Iterable[Any], *, extended: bool = False) -> Plan:
+    """The :class:`~wireplan.core.plan.Plan` of ``encode_list(values)``.
+
+    Every byte of the output is covered by a region: the framing, headers
+    and padding as one bytes region per run, each tensor's data as an array
+    region typed with its big-endian wire dtype.
+    """
+    parts = [_parts(v, extended, f"$[{i}]") for i, v in enumerate(values)]
+    offsets, size = _element_offsets(parts)
+    pending = bytearray(_LIST_HEAD.pack(LIST_MAGIC, LIST_VERSION, 0, len(parts)))
+    for p, off in zip(parts, offsets, strict=True):
+        pending += _ENTRY.pack(off, p.size)
+    plan = Plan()
+    pending_at = 0
+    for i, (p, off) in enumerate(zip(parts, offsets, strict=True)):
+        gap = off - (pending_at + len(pending))
+        if gap:
+            pending += bytes(gap)
+        pending += p.head
+        if p.data is not None:
+            plan.place(pending_at, len(pending), source=bytes(pending), name="framing")
+            data_at = pending_at + len(pending)
+            assert p.wire is not None
+            plan.place(
+                data_at,
+                p.size - len(p.head),
+                alignment=ALIGNMENT if p.head[0] == TAG_TENSOR else 1,
+                source=p.data,
+                dtype=p.wire,
+                name=f"[{i}]",
+            )
+            pending_at, pending = data_at + p.size - len(p.head), bytearray()
+    if pending:
+        plan.place(pending_at, len(pending), source=bytes(pending), name="framing")
+    assert plan.size == size and sum(r.length for r in plan) == size
+    return plan
+
+
+def encode_list(
+    values: Iterable[Any], *, extended: bool = False, threads: int | None = None
+) -> bytes:
+    """Encode a sequence of values in wireplan's list framing (version 1).
+
+    The layout is planned first (:func:`plan_list`), then the bytes move
+    with :func:`wireplan.core.execute.execute`: serially for small lists,
+    on a thread pool for large ones (``threads`` overrides), with the same
+    output either way.  Raises :class:`EncodeError` with the element's path.
+    """
+    plan = plan_list(values, extended=extended)
+    out, dest = new_bytes(plan.size)
+    execute(plan, dest, threads=threads)
+    del dest
+    return out
+
+
+def _decode_list_at(
+    mv: memoryview, start: int, end: int, copy: bool, extended: bool, text: bool
+) -> list[Any]:
+    avail = end - start
+    if avail < _LIST_HEAD_SIZE:
+        if mv[start : start + min(avail, 4)] != LIST_MAGIC[: min(avail, 4)]:
+            raise DecodeError("not an EValue list (magic b'WPEL' expected)", start)
+        raise DecodeError(
+            f"truncated: a list header needs {_LIST_HEAD_SIZE} bytes, {avail} remain", end
+        )
+    magic, version, flags, count = _LIST_HEAD.unpack_from(mv, start)
+    if magic != LIST_MAGIC:
+        raise DecodeError(f"not an EValue list (magic b'WPEL' expected, found {magic!r})", start)
+    if version != LIST_VERSION:
+        raise DecodeError(f"unsupported list version {version} (this reader knows 1)", start + 4)
+    if flags:
+        raise DecodeError(f"unknown list flags {flags:#06x}", start + 6)
+    table_at = start + _LIST_HEAD_SIZE
+    if count > (end - table_at) // _ENTRY_SIZE:
+        raise LimitError(
+            f"list declares {count} elements; {end - table_at} bytes cannot hold their table",
+            start + 8,
+        )
+    prev = table_at + _ENTRY_SIZE * count
+    out: list[Any] = []
+    for i in range(count):
+        entry_at = table_at + _ENTRY_SIZE * i
+        off, length = _ENTRY.unpack_from(mv, entry_at)
+        at = start + off
+        if off > avail or length > end - at:
+            raise LimitError(
+                f"element {i} declared at offset {off} with {length} bytes, past the list end "
+                f"({avail} bytes)",
+                entry_at,
+            )
+        if at < prev:
+            raise DecodeError(
+                f"element {i} at offset {off} overlaps what comes before it", entry_at
+            )
+        if at > prev:
+            gap = np.frombuffer(mv, np.uint8, at - prev, prev)
+            if gap.any():
+                raise DecodeError(
+                    "non-zero padding between elements", prev + int(np.flatnonzero(gap)[0])
+                )
+        try:
+            out.append(_decode_at(mv, at, at + length, copy, extended, text))
+        except DecodeError as exc:
+            raise exc.under(f"[{i}]") from None
+        prev = at + length
+    if prev != end:
+        raise DecodeError(f"{end - prev} trailing bytes after the last element", prev)
+    return out
+
+
+def decode_list(
+    data: Any, *, copy: bool = True, extended: bool = False, text: bool = True
+) -> list[Any]:
+    """Decode bytes written by :func:`encode_list` into a list of values.
+
+    ``copy``, ``extended`` and ``text`` mean what they mean for
+    :func:`~wireplan.evalue.decode`; with ``copy=False`` tensors are views
+    into ``data``.  Errors carry the byte offset from the start of ``data``
+    and the element's path (``$[3]``).
+    """
+    mv = as_memoryview(data)
+    return _decode_list_at(mv, 0, mv.nbytes, copy, extended, text)
+
+
+# ---------------------------------------------------------------------------
+# Record files
+# ---------------------------------------------------------------------------
+
+
+def _record_length_at(pos: int) -> int:
+    """Where the length field of the record after byte ``pos`` goes."""
+    return align_up(pos + _U64.size, ALIGNMENT) - _U64.size
+
+
+class RecordWriter:
+    """Write a record file: each record a list of EValues (one training example, say).
+
+    The file appears at ``path``, complete, only on :meth:`close` (or at the
+    end of a ``with`` block): it is written to a temporary file beside it,
+    synced and renamed.  :meth:`abort`, or an exception leaving the ``with``
+    block, removes the temporary file and leaves any old file untouched.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, extended: bool = False) -> None:
+        self.path = os.fspath(path)
+        self.extended = extended
+        self._cm = atomic_open(self.path)
+        self._file: IO[bytes] | None = self._cm.__enter__()
+        self._pos = 0
+        self._count = 0
+        self._put(_RECORD_HEAD.pack(RECORD_MAGIC, RECORD_VERSION, 0, 0, 0))
+
+    @property
+    def count(self) -> int:
+        """Records written so far."""
+        return self._count
+
+    def _put(self, data: Any) -> None:
+        if self._file is None:
+            raise ValueError("the RecordWriter is closed")
+        self._file.write(data)
+        self._pos += len(data) if isinstance(data, bytes) else memoryview(data).nbytes
+
+    def write(self, values: Iterable[Any]) -> int:
+        """Append one record holding ``values``; return its index."""
+        return self._append(encode_list(values, extended=self.extended))
+
+    def write_encoded(self, record: Any) -> int:
+        """Append one record already encoded with :func:`encode_list` (checked first)."""
+        mv = as_memoryview(record)
+        try:
+            _decode_list_at(mv, 0, mv.nbytes, False, True, False)
+        except DecodeError as exc:
+            raise EncodeError(f"not a valid encoded list: {exc}") from None
+        return self._append(mv)
+
+    def _append(self, data: Any) -> int:
+        at = _record_length_at(self._pos)
+        if at > self._pos:
+            self._put(bytes(at - self._pos))
+        self._put(_U64.pack(memoryview(data).nbytes))
+        self._put(data)
+        self._count += 1
+        return self._count - 1
+
+    def close(self) -> None:
+        """Finish the file: sync it and rename it into place."""
+        f = self._file
+        if f is None:
+            return
+        try:
+            f.seek(_COUNT_AT)
+            f.write(_U64.pack(self._count))
+            f.seek(0, os.SEEK_END)
+        except BaseException:
+            self.abort()
+            raise
+        self._file = None
+        self._cm.__exit__(None, None, None)
+
+    def abort(self) -> None:
+        """Discard everything written; an old file at ``path`` stays as it was."""
+        if self._file is None:
+            return
+        self._file = None
+        exc = _Aborted()
+        self._cm.__exit__(_Aborted, exc, None)
+
+    def __enter__(self) -> RecordWriter:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if exc_type is None:
+            self.close()
+        else:
+            self.abort()
+
+    def __del__(self) -> None:
+        # Never publish a half-written file because a writer was dropped.
+        if getattr(self, "_file", None) is not None:
+            with contextlib.suppress(Exception):
+                self.abort()
+
+
+class _Aborted(Exception):
+    pass
+
+
+def _scan_records(mv: memoryview) -> list[tuple[int, int]]:
+    size = mv.nbytes
+    if size < _RECORD_HEAD_SIZE:
+        have = mv[: min(size, 8)]
+        if have != RECORD_MAGIC[: len(have)]:
+            raise DecodeError("not an EValue record file (magic b'WPEVRECS' expected)", 0)
+        raise DecodeError(
+            f"truncated: the record file header needs {_RECORD_HEAD_SIZE} bytes, {size} remain",
+            size,
+        )
+    magic, version, flags, reserved, count = _RECORD_HEAD.unpack_from(mv, 0)
+    if magic != RECORD_MAGIC:
+        raise DecodeError(
+            f"not an EValue record file (magic b'WPEVRECS' expected, found {magic!r})", 0
+        )
+    if version != RECORD_VERSION:
+        raise DecodeError(f"unsupported record file version {version} (this reader knows 1)", 8)
+    if flags or reserved:
+        raise DecodeError("unknown record file flags", 10 if flags else 12)
+    if count > (size - _RECORD_HEAD_SIZE) // _U64.size:
+        raise LimitError(f"record file declares {count} records; {size} bytes cannot hold them", 16)
+    spans: list[tuple[int, int]] = []
+    pos = _RECORD_HEAD_SIZE
+    while pos < size:
+        at = _record_length_at(pos)
+        if at + _U64.size > size:
+            raise DecodeError(
+                f"truncated: record {len(spans)}'s length field ends at byte {at + 8}, "
+                f"the file at {size}",
+                size,
+            )
+        gap = np.frombuffer(mv, np.uint8, at - pos, pos)
+        if gap.any():
+            raise DecodeError(
+                f"non-zero padding before record {len(spans)}", pos + int(np.flatnonzero(gap)[0])
+            )
+        (length,) = _U64.unpack_from(mv, at)
+        start = at + _U64.size
+        if length > size - start:
+            raise LimitError(
+                f"record {len(spans)} declares {length} bytes, only {size - start} remain", at
+            )
+        spans.append((start, start + length))
+        pos = start + length
+    if len(spans) != count:
+        raise DecodeError(
+            f"the header declares {count} records, the file holds {len(spans)} "
+            "(truncated or damaged)",
+            size,
+        )
+    return spans
+
+
+class RecordFile:
+    """A record file mapped read-only; records are decoded on demand.
+
+    ``len(f)`` records; ``f[i]`` decodes record ``i`` to a list; ``f.raw(i)``
+    is its encoded list as a read-only memoryview (no copy).  Opening reads
+    only the length fields.  With ``copy=False``, tensors are read-only views
+    of the mapping; they stay valid after :meth:`close` for as long as they
+    exist (each keeps the mapping alive).
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        copy: bool = True,
+        extended: bool = False,
+        text: bool = True,
+    ) -> None:
+        self.copy, self.extended, self.text = copy, extended, text
+        self._mapped = MappedFile(path)
+        self.path = self._mapped.path
+        try:
+            self._spans = _scan_records(self._mapped.buffer)
+        except BaseException:
+            self._mapped.close()
+            raise
+
+    @property
+    def size(self) -> int:
+        """The file's size in bytes."""
+        return self._mapped.size
+
+    def __len__(self) -> int:
+        return len(self._spans)
+
+    def span(self, index: int) -> tuple[int, int]:
+        """Where record ``index``'s list lies in the file: ``(start, end)``."""
+        return self._spans[index]
+
+    def raw(self, index: int) -> memoryview:
+        """Record ``index`` as encoded bytes (a read-only view of the mapping)."""
+        start, end = self._spans[index]
+        return self._mapped.buffer[start:end]
+
+    def __getitem__(self, index: int) -> list[Any]:
+        if index < 0:
+            index += len(self._spans)
+        start, end = self._spans[index]
+        # Slice first: arrays then hold the slice, not the file's buffer.
+        mv = self._mapped.buffer[: self._mapped.size]
+        try:
+            return _decode_list_at(mv, start, end, self.copy, self.extended, self.text)
+        except DecodeError as exc:
+            raise exc.under(f"[{index}]") from None
+
+    def __iter__(self) -> Iterator[list[Any]]:
+        for i in range(len(self._spans)):
+            yield self[i]
+
+    def close(self) -> None:
+        self._mapped.close()
+
+    def __enter__(self) -> RecordFile:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def read_records(
+    path: str | os.PathLike[str],
+    *,
+    copy: bool = True,
+    extended: bool = False,
+    text: bool = True,
+) -> Iterator[list[Any]]:
+    """Yield each record of a record file, decoded to a list, read through mmap.
+
+    With ``copy=False`` tensors are read-only views of the mapped file (no
+    copy); they stay valid for as long as they exist.
+    """
+    with RecordFile(path, copy=copy, extended=extended, text=text) as f:
+        yield from f

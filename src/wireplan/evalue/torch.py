@@ -1,0 +1,150 @@
+"""torch support for EValue: tensors in and out, and :class:`EValueDataset`.
+
+This is the only wireplan module that imports torch.  The codec calls
+:func:`tensor_to_numpy` when it meets a torch tensor (it recognises one by
+its type's module, without importing torch itself), so ``encode`` and
+``encode_list`` accept tensors whenever torch is installed.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+import numpy as np
+import torch
+from torch.utils.data import IterableDataset, get_worker_info
+
+from wireplan.errors import EncodeError
+from wireplan.evalue._codec import RawTensor
+from wireplan.evalue._records import RecordFile, decode_list
+
+__all__ = ["EValueDataset", "tensor_to_numpy", "to_torch"]
+
+# torch dtypes numpy has no type for, viewed through an integer of their size;
+# the name is the ml_dtypes type that holds them.
+_VIA_BITS: dict[torch.dtype, tuple[torch.dtype, str, int]] = {
+    torch.bfloat16: (torch.uint16, "bfloat16", 15),
+    torch.float8_e5m2: (torch.uint8, "float8_e5m2", 23),
+    torch.float8_e4m3fn: (torch.uint8, "float8_e4m3fn", 24),
+    torch.float8_e5m2fnuz: (torch.uint8, "float8_e5m2fnuz", 25),
+    torch.float8_e4m3fnuz: (torch.uint8, "float8_e4m3fnuz", 26),
+}
+_TORCH_BY_ML_NAME: dict[str, torch.dtype] = {name: dt for dt, (_, name, _) in _VIA_BITS.items()}
+
+
+def tensor_to_numpy(tensor: Any) -> np.ndarray[Any, Any] | RawTensor:
+    """The elements of a torch tensor as a numpy array (no copy where torch allows).
+
+    bfloat16 and float8 tensors become ``ml_dtypes`` arrays, or a
+    :class:`RawTensor` when ml_dtypes is missing; ``complex32`` becomes a
+    :class:`RawTensor`.  Quantized and sparse tensors raise :class:`EncodeError`.
+    """
+    t: torch.Tensor = tensor.detach()
+    if t.layout != torch.strided:
+        raise EncodeError(f"cannot encode a {t.layout} torch tensor; make it dense first")
+    if t.is_quantized:
+        raise EncodeError(
+            "cannot encode a quantized torch tensor: its scale and zero point have no place on the wire"
+        )
+    if t.device.type != "cpu":
+        t = t.cpu()
+    t = t.resolve_conj().resolve_neg()
+    via = _VIA_BITS.get(t.dtype)
+    if via is not None:
+        bits_dtype, name, code = via
+        bits = t.contiguous().view(bits_dtype).numpy()
+        try:
+            import ml_dtypes
+        except ImportError:
+            return RawTensor(
+                code, tuple(t.shape), bits.astype(bits.dtype.newbyteorder(">")).tobytes()
+            )
+        typed: np.ndarray[Any, Any] = bits.view(getattr(ml_dtypes, name))
+        return typed
+    if t.dtype == torch.complex32:
+        parts = torch.view_as_real(t.contiguous()).numpy()
+        return RawTensor(8, tuple(t.shape), parts.astype(">f2").tobytes())
+    arr: np.ndarray[Any, Any] = t.numpy()
+    return arr
+
+
+def to_torch(value: Any) -> Any:
+    """``value`` with numpy arrays turned into torch tensors; other values as they are.
+
+    Native-endian, writable arrays (``decode(copy=True)``) share memory
+    with the tensor; big-endian views (``copy=False``) are copied, as torch
+    holds native byte order only.  Lists are converted element by element.
+    """
+    if isinstance(value, list):
+        return [to_torch(v) for v in value]
+    if not isinstance(value, np.ndarray):
+        return value
+    arr = value
+    if not arr.dtype.isnative:
+        arr = arr.astype(arr.dtype.newbyteorder("="))
+    elif not arr.flags.writeable:
+        arr = arr.copy()
+    target = _TORCH_BY_ML_NAME.get(arr.dtype.name) if arr.dtype.isbuiltin == 2 else None
+    if target is not None:
+        bits = np.dtype(f"u{arr.dtype.itemsize}")
+        return torch.from_numpy(np.ascontiguousarray(arr).view(bits)).view(target)
+    return torch.from_numpy(arr)
+
+
+Source = str | os.PathLike[str] | Iterable[Any] | Callable[[], Iterable[Any]]
+
+
+class EValueDataset(IterableDataset[list[Any]]):
+    """A torch ``IterableDataset`` of EValue records: each item is one decoded list.
+
+    ``source`` is a record file path (read through mmap, see
+    :class:`~wireplan.evalue.RecordFile`), an iterable of byte strings each
+    holding one :func:`~wireplan.evalue.encode_list` payload (a list, or an
+    IPC queue drained into one), or a zero-argument callable returning such
+    an iterable (called once per pass and worker, so a generator works).
+
+    With ``DataLoader(num_workers=n)`` every worker sees the whole source
+    and keeps the records whose index modulo ``n`` is its id, so each record
+    is yielded exactly once per epoch provided the source yields the same
+    sequence in every worker.  Tensors come out as torch tensors unless
+    ``as_torch=False``.
+    """
+
+    def __init__(
+        self,
+        source: Source,
+        *,
+        as_torch: bool = True,
+        extended: bool = False,
+        text: bool = True,
+    ) -> None:
+        super().__init__()
+        self.source = source
+        self.as_torch = as_torch
+        self.extended = extended
+        self.text = text
+
+    def _shard(self) -> tuple[int, int]:
+        info = get_worker_info()
+        if info is None:
+            return 0, 1
+        return info.id, info.num_workers
+
+    def _finish(self, values: list[Any]) -> list[Any]:
+        return [to_torch(v) for v in values] if self.as_torch else values
+
+    def __iter__(self) -> Iterator[list[Any]]:
+        worker, workers = self._shard()
+        source = self.source
+        if isinstance(source, str | os.PathLike):
+            with RecordFile(source, extended=self.extended, text=self.text) as records:
+                for i in range(worker, len(records), workers):
+                    yield self._finish(records[i])
+            return
+        items = source() if callable(source) else source
+        for i, blob in enumerate(items):
+            if i % workers == worker:
+                values = decode_list(blob, extended=self.extended, text=self.text)
+                yield self._finish(values)
