@@ -1,0 +1,190 @@
+"""The .ort part of the ``wireplan`` command line: ``convert``, ``inspect`` and ``demo``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TextIO
+
+from wireplan.errors import EncodeError
+from wireplan.ort.reader import load, payload_offsets
+from wireplan.ort.schema import FILE_IDENTIFIER
+
+__all__ = ["alignment_of", "demo", "inspect", "register", "sniff"]
+
+#: Alignments above this are reported together.
+_ALIGN_CAP = 4096
+
+
+def sniff(head: bytes) -> bool:
+    """True when ``head`` (a file's first bytes) carries the .ort identifier "ORTM" at bytes 4..8."""
+    return len(head) >= 8 and head[4:8] == FILE_IDENTIFIER
+
+
+def alignment_of(offset: int, cap: int = _ALIGN_CAP) -> int:
+    """The largest power of two (at most ``cap``) that divides ``offset``."""
+    if offset == 0:
+        return cap
+    return min(offset & -offset, cap)
+
+
+def _size(n: int) -> str:
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{n} B"
+
+
+def inspect(path: str | Path, out: TextIO) -> None:
+    """Describe an .ort file: version, opsets, nodes by op type, initializers, payload alignment."""
+    with load(path) as om:
+        md = om.model
+        assert md is not None
+        size = Path(path).stat().st_size
+        print(
+            f"{path}: ONNX Runtime .ort model, format version {om.ort_version}, {_size(size)}",
+            file=out,
+        )
+        producer = " ".join(x for x in (md.producer_name, md.producer_version) if x) or "-"
+        print(f"  ir_version {md.ir_version}, producer {producer}", file=out)
+        opsets = ", ".join(f"{d or 'ai.onnx'} {v}" for d, v in om.opset_imports.items())
+        print(f"  opsets: {opsets}", file=out)
+        graphs = list(om.graphs())
+        nodes = [n for g in graphs for n in g.nodes]
+        by_op = Counter((f"{n.domain}:" if n.domain else "") + n.op_type for n in nodes)
+        sub = len(nodes) - len(om.graph.nodes)
+        print(
+            f"  graph: {len(om.graph.nodes)} nodes"
+            + (f" (+{sub} in {len(graphs) - 1} subgraphs)" if sub or len(graphs) > 1 else "")
+            + f", {len(om.graph.inputs)} inputs, {len(om.graph.outputs)} outputs",
+            file=out,
+        )
+        print(
+            "  nodes by op type: " + ", ".join(f"{op} {k}" for op, k in by_op.most_common()),
+            file=out,
+        )
+        inits = [t for g in graphs for t in g.initializers]
+        sparse = sum(len(g.sparse_initializers) for g in graphs)
+        payloads = payload_offsets(om)
+        total = sum(n for _, _, _, n in payloads)
+        print(
+            f"  initializers: {len(inits)}"
+            + (f" (+{sparse} sparse)" if sparse else "")
+            + f", payload {_size(total)} in {len(payloads)} tensors",
+            file=out,
+        )
+        if payloads:
+            hist = Counter(alignment_of(off) for _, _, off, _ in payloads)
+            parts = [f"{'>=' if a == _ALIGN_CAP else ''}{a}: {hist[a]}" for a in sorted(hist)]
+            print(
+                "  payload offset alignment (largest power of two): " + ", ".join(parts), file=out
+            )
+            for _, name, off, n in payloads[:8]:
+                print(
+                    f"    {name or '(unnamed)'}: offset {off} (aligned {alignment_of(off)}), {_size(n)}",
+                    file=out,
+                )
+            if len(payloads) > 8:
+                print(f"    ... {len(payloads) - 8} more", file=out)
+        kr = om.kernel_type_str_resolver
+        if kr is not None:
+            print(f"  kernel type str resolver: {len(kr.op_kernel_type_str_args)} op ids", file=out)
+        records = sum(
+            len(e.runtime_optimization_records)
+            for g in graphs
+            if g.runtime_optimizations is not None
+            for e in g.runtime_optimizations.records
+        )
+        if records:
+            print(f"  runtime optimization records: {records}", file=out)
+
+
+@contextmanager
+def _progress_bar(enabled: bool) -> Iterator[Callable[[int, int], None] | None]:
+    """A ``progress(done, total)`` callback drawing a tqdm bar on a terminal; None otherwise."""
+    if not enabled or not sys.stderr.isatty():
+        yield None
+        return
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        yield None
+        return
+    bar: Any = None
+
+    def update(done: int, total: int) -> None:
+        nonlocal bar
+        if bar is None:
+            bar = tqdm(total=total, unit="B", unit_scale=True, unit_divisor=1024, leave=False)
+        bar.total = total
+        bar.update(done - bar.n)
+
+    try:
+        yield update
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def _cmd_convert(args: argparse.Namespace, out: TextIO) -> int:
+    from wireplan.ort import convert
+
+    src, dst = str(args.src), str(args.dst)
+    to_onnx = src.lower().endswith(".ort") and dst.lower().endswith(".onnx")
+    options: dict[str, Any] = {}
+    if args.threads is not None:
+        options["threads"] = args.threads
+    if args.alignment is not None:
+        options["alignment"] = args.alignment
+    if to_onnx:
+        options["external_data"] = args.external_data
+    elif args.external_data:
+        raise EncodeError("--external-data applies to .ort -> .onnx conversion only")
+    with _progress_bar(True) as progress:
+        if progress is not None:
+            options["progress"] = progress
+        convert(src, dst, **options)
+    print(f"wrote {dst}", file=out)
+    return 0
+
+
+def register(subparsers: Any) -> None:
+    """Add ``wireplan convert SRC DST``."""
+    p = subparsers.add_parser(
+        "convert",
+        help="convert between .ort and .onnx models (the direction follows the suffixes)",
+        description=(
+            "Convert an .ort model to .onnx (lossless; --external-data puts the weights in "
+            "DST.data at aligned offsets) or an .onnx model to .ort (planned, aligned writer)."
+        ),
+    )
+    p.add_argument("src", help="the model to read (.ort or .onnx)")
+    p.add_argument("dst", help="the model to write (.onnx or .ort)")
+    p.add_argument(
+        "--external-data",
+        action="store_true",
+        help=".ort -> .onnx: write the weights to DST.data (for models past 2 GiB)",
+    )
+    p.add_argument(
+        "--alignment",
+        type=int,
+        default=None,
+        metavar="N",
+        help="payload alignment in bytes, a power of two (.onnx -> .ort: default 64; "
+        ".ort -> .onnx with --external-data: default 4096)",
+    )
+    p.add_argument(
+        "--threads", type=int, default=None, metavar="N", help="threads copying payloads"
+    )
+    p.set_defaults(handler=_cmd_convert)
+
+
+def demo(out: TextIO, workdir: Path) -> None:
+    """The .ort part of ``wireplan demo`` (in :mod:`wireplan.ort.demo`)."""
+    from wireplan.ort.demo import run  # type: ignore[import-untyped,import-not-found,unused-ignore]
+
+    run(out, workdir)

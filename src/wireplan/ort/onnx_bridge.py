@@ -1,0 +1,1171 @@
+"""The one module that imports ``onnx``: .ort <-> ONNX conversion and operator schemas.
+
+:func:`to_onnx` turns an :class:`~wireplan.ort.model.OrtModel` into an
+``onnx.ModelProto`` carrying everything the .ort holds that ONNX can say:
+node order, node names, domains, attributes (subgraphs included),
+initializers (numeric, string, sparse), value infos with types and shapes
+(``dim_value``, ``dim_param``, denotations), opset imports, metadata props
+and doc strings.  What ONNX has no place for is left out: the node
+``index``, ``execution_provider_type``, ``since_version`` (implied by the
+opset imports), ``implicit_inputs``, ``input_arg_counts`` and the node
+edges (implied by the names), the kernel type string resolver and runtime
+optimization records.  An .ort graph has no name, so graphs are named
+``main_graph`` and ``<node>_<attribute>`` for subgraphs.
+
+:func:`from_onnx` goes the other way and fills in what an .ort needs and
+ONNX leaves implicit: Constant nodes become initializers (as onnxruntime
+does), node indices, ``since_version``, ``input_arg_counts``,
+``implicit_inputs`` (always present), node edges and a ``node_args`` entry
+with the (inferred) type of every value.  Weights are not copied: inline
+``raw_data`` is viewed in place, external data files are memory-mapped.
+
+:func:`convert_ort_to_onnx` writes the .onnx atomically, optionally with the
+payloads in one external data file at aligned offsets (for models past
+protobuf's 2 GiB limit).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnx
+import onnx.defs
+import onnx.helper
+import onnx.inliner
+import onnx.numpy_helper
+import onnx.shape_inference
+
+from wireplan.core.atomic import atomic_open, write_bytes, write_plan
+from wireplan.core.buffers import MappedFile
+from wireplan.core.plan import Plan, is_power_of_two
+from wireplan.errors import EncodeError
+from wireplan.ort import model as m
+from wireplan.ort.schema import ATTRIBUTE_TYPE, DIMENSION_VALUE_TYPE, TENSOR_DATA_TYPE
+
+__all__ = [
+    "convert_ort_to_onnx",
+    "example_model",
+    "from_onnx",
+    "onnx_op_signature",
+    "to_onnx",
+]
+
+_ONNX_DOMAINS = ("", "ai.onnx")
+_PROTOBUF_LIMIT = 2**31 - 1
+_STRING = TENSOR_DATA_TYPE["STRING"]
+
+Signature = tuple[int, list[tuple[str, str]], list[tuple[str, str]], list[str]]
+SignatureLookup = Callable[[str, str, int], "Signature | None"]
+
+
+# ---------------------------------------------------------------------------------------------
+# operator schemas
+
+
+def onnx_op_signature(domain: str, op_type: str, opset_version: int) -> Signature | None:
+    """The ONNX schema of ``op_type`` in force at ``opset_version`` of ``domain``.
+
+    Returns ``(since_version, inputs, outputs, type_params)``: inputs and
+    outputs as ``(formal name, type_str)`` pairs in formal order, and the
+    names of the schema's type-constraint parameters.  ``None`` when onnx
+    knows no such operator at that version (custom or contrib domains).
+    """
+    dom = "" if domain in _ONNX_DOMAINS else domain
+    try:
+        schema = onnx.defs.get_schema(op_type, opset_version, dom)
+    except onnx.defs.SchemaError:
+        return None
+    return (
+        int(schema.since_version),
+        [(p.name, p.type_str) for p in schema.inputs],
+        [(p.name, p.type_str) for p in schema.outputs],
+        [c.type_param_str for c in schema.type_constraints],
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# .ort -> ONNX
+
+ExternalHook = Callable[[m.Tensor], "list[tuple[str, str]] | None"]
+
+
+class _ToOnnx:
+    def __init__(self, external: ExternalHook | None, *, streamed: bool = False) -> None:
+        self.external = external
+        # Streamed: the main graph's initializers are left out of the message and written
+        # after it by _stream_onnx, straight from the .ort mapping.
+        self.streamed = streamed
+
+    def tensor(self, t: m.Tensor, path: str, *, data: bool = True) -> onnx.TensorProto:
+        if t.external_data_offset >= 0 and t.nbytes == 0 and not t.string_data:
+            raise EncodeError(
+                "tensor data lives outside the .ort (external_data_offset, training "
+                "checkpoints only); it cannot be converted",
+                path,
+            )
+        p = onnx.TensorProto()
+        p.name = t.name
+        if t.doc_string:
+            p.doc_string = t.doc_string
+        p.dims.extend(int(d) for d in t.dims)
+        p.data_type = t.data_type
+        if t.data_type == _STRING:
+            p.string_data.extend(s.encode("utf-8") for s in t.string_data)
+            return p
+        entries = self.external(t) if self.external is not None else None
+        if entries is not None:
+            p.data_location = onnx.TensorProto.EXTERNAL
+            for key, value in entries:
+                e = p.external_data.add()
+                e.key = key
+                e.value = value
+        elif data:
+            p.raw_data = t.raw_data.tobytes()
+        return p
+
+    def sparse(self, s: m.SparseTensor, path: str) -> onnx.SparseTensorProto:
+        p = onnx.SparseTensorProto()
+        if s.values is not None:
+            p.values.CopyFrom(self.tensor(s.values, path + ".values"))
+        if s.indices is not None:
+            indices = s.indices
+            if indices.data_type != TENSOR_DATA_TYPE["INT64"]:
+                # onnxruntime stores sparse indices in the narrowest integer type that holds
+                # them; ONNX requires int64.  Same values, wider type.
+                wide = indices.numpy().astype("<i8")
+                indices = m.Tensor(
+                    name=indices.name,
+                    doc_string=indices.doc_string,
+                    dims=indices.dims,
+                    data_type=TENSOR_DATA_TYPE["INT64"],
+                    raw_data=wide.reshape(-1).view(np.uint8),
+                )
+            p.indices.CopyFrom(self.tensor(indices, path + ".indices"))
+        p.dims.extend(int(d) for d in s.dims)
+        return p
+
+    def type_info(self, ti: m.TypeInfo, into: onnx.TypeProto, path: str) -> None:
+        if ti.denotation:
+            into.denotation = ti.denotation
+        v = ti.value
+        if isinstance(v, m.TensorTypeAndShape):
+            tt = into.tensor_type
+            tt.elem_type = v.elem_type
+            if v.shape is not None:
+                shape = tt.shape
+                shape.SetInParent()
+                for d in v.shape.dim:
+                    dim = shape.dim.add()
+                    if d.denotation:
+                        dim.denotation = d.denotation
+                    dv = d.value
+                    if dv is None:
+                        continue
+                    if dv.dim_type == DIMENSION_VALUE_TYPE["VALUE"]:
+                        dim.dim_value = dv.dim_value
+                    elif dv.dim_type == DIMENSION_VALUE_TYPE["PARAM"]:
+                        dim.dim_param = dv.dim_param
+        elif isinstance(v, m.SequenceType):
+            seq = into.sequence_type
+            seq.SetInParent()
+            if v.elem_type is not None:
+                self.type_info(v.elem_type, seq.elem_type, path + ".elem_type")
+        elif isinstance(v, m.MapType):
+            mp = into.map_type
+            mp.key_type = v.key_type
+            if v.value_type is not None:
+                self.type_info(v.value_type, mp.value_type, path + ".value_type")
+
+    def value_info(self, name: str, vi: m.ValueInfo | None, path: str) -> onnx.ValueInfoProto:
+        p = onnx.ValueInfoProto()
+        p.name = name
+        if vi is not None:
+            if vi.doc_string:
+                p.doc_string = vi.doc_string
+            if vi.type is not None:
+                self.type_info(vi.type, p.type, path)
+        return p
+
+    def attribute(self, a: m.Attribute, path: str, owner: str) -> onnx.AttributeProto:
+        p = onnx.AttributeProto()
+        p.name = a.name
+        if a.doc_string:
+            p.doc_string = a.doc_string
+        p.type = a.type  # type: ignore[assignment]
+        at = ATTRIBUTE_TYPE
+        if a.type == at["FLOAT"]:
+            p.f = a.f
+        elif a.type == at["INT"]:
+            p.i = a.i
+        elif a.type == at["STRING"]:
+            p.s = a.s.encode("utf-8")
+        elif a.type == at["TENSOR"]:
+            if a.t is None:
+                raise EncodeError("TENSOR attribute without a tensor", path)
+            p.t.CopyFrom(self.tensor(a.t, path + ".t"))
+        elif a.type == at["GRAPH"]:
+            if a.g is None:
+                raise EncodeError("GRAPH attribute without a graph", path)
+            p.g.CopyFrom(self.graph(a.g, f"{owner}_{a.name}", "", path + ".g"))
+        elif a.type == at["FLOATS"]:
+            p.floats.extend(a.floats.tolist())
+        elif a.type == at["INTS"]:
+            p.ints.extend(a.ints.tolist())
+        elif a.type == at["STRINGS"]:
+            p.strings.extend(s.encode("utf-8") for s in a.strings)
+        elif a.type == at["TENSORS"]:
+            p.tensors.extend(
+                self.tensor(t, f"{path}.tensors[{i}]") for i, t in enumerate(a.tensors)
+            )
+        elif a.type == at["GRAPHS"]:
+            p.graphs.extend(
+                self.graph(g, f"{owner}_{a.name}_{i}", "", f"{path}.graphs[{i}]")
+                for i, g in enumerate(a.graphs)
+            )
+        else:
+            raise EncodeError(f"attribute type {a.type} cannot be converted", path)
+        return p
+
+    def node(self, n: m.Node, path: str) -> onnx.NodeProto:
+        p = onnx.NodeProto()
+        p.op_type = n.op_type
+        if n.name:
+            p.name = n.name
+        if n.domain:
+            p.domain = n.domain
+        if n.doc_string:
+            p.doc_string = n.doc_string
+        p.input.extend(n.inputs)
+        p.output.extend(n.outputs)
+        owner = n.name or n.op_type
+        p.attribute.extend(
+            self.attribute(a, f"{path}.attributes[{i}]", owner) for i, a in enumerate(n.attributes)
+        )
+        return p
+
+    def graph(self, g: m.Graph, name: str, doc: str, path: str) -> onnx.GraphProto:
+        p = onnx.GraphProto()
+        p.name = name
+        if doc:
+            p.doc_string = doc
+        infos = {vi.name: vi for vi in g.node_args}
+        if not (self.streamed and path == "$.model.graph"):
+            p.initializer.extend(
+                self.tensor(t, f"{path}.initializers[{i}]") for i, t in enumerate(g.initializers)
+            )
+        p.sparse_initializer.extend(
+            self.sparse(s, f"{path}.sparse_initializers[{i}]")
+            for i, s in enumerate(g.sparse_initializers)
+        )
+        order = _topological(g.nodes)
+        p.node.extend(self.node(g.nodes[i], f"{path}.nodes[{i}]") for i in order)
+        p.input.extend(self.value_info(x, infos.get(x), f"{path}.inputs") for x in g.inputs)
+        p.output.extend(self.value_info(x, infos.get(x), f"{path}.outputs") for x in g.outputs)
+        boundary = set(g.inputs) | set(g.outputs)
+        produced = {o for n in g.nodes for o in n.outputs if o}
+        for vi in g.node_args:
+            # Types of intermediate values only: inputs and outputs carry their own, initializers
+            # theirs, and outer-scope values belong to the enclosing graph.
+            if vi.name in boundary or vi.name not in produced or vi.type is None:
+                continue
+            p.value_info.append(self.value_info(vi.name, vi, f"{path}.node_args"))
+        return p
+
+    def model(self, om: m.OrtModel) -> onnx.ModelProto:
+        proto = self._model(om)
+        if proto.ir_version < 4:
+            # Before IR 4 every initializer must also be a graph input; onnxruntime's optimizers
+            # add initializers (folded constants) without listing them.
+            listed = {x.name for x in proto.graph.input}
+            for t in om.graph.initializers:
+                if t.name not in listed:
+                    proto.graph.input.append(
+                        onnx.helper.make_tensor_value_info(t.name, t.data_type, t.shape)
+                    )
+        return proto
+
+    def _model(self, om: m.OrtModel) -> onnx.ModelProto:
+        md = om.model
+        if md is None or md.graph is None:
+            raise EncodeError("the .ort holds no model graph", "$.model")
+        p = onnx.ModelProto()
+        p.ir_version = md.ir_version
+        for o in md.opset_import:
+            op = p.opset_import.add()
+            op.domain = o.domain
+            op.version = o.version
+        if md.producer_name:
+            p.producer_name = md.producer_name
+        if md.producer_version:
+            p.producer_version = md.producer_version
+        if md.domain:
+            p.domain = md.domain
+        if md.model_version:
+            p.model_version = md.model_version
+        if md.doc_string:
+            p.doc_string = md.doc_string
+        for e in md.metadata_props:
+            prop = p.metadata_props.add()
+            prop.key = e.key
+            prop.value = e.value
+        p.graph.CopyFrom(self.graph(md.graph, "main_graph", md.graph_doc_string, "$.model.graph"))
+        return p
+
+
+def _topological(nodes: Sequence[m.Node]) -> list[int]:
+    """Positions of ``nodes`` in the stored order if that is topological, else a stable topological order.
+
+    onnxruntime stores nodes by index, and nodes its optimizers or function
+    inlining create get new, higher indices, so a stored graph need not be
+    topologically sorted; ONNX requires it.  Among the nodes that are ready,
+    the one stored first goes first, so a sorted graph keeps its order.
+    """
+    import heapq
+
+    producer: dict[str, int] = {}
+    for i, n in enumerate(nodes):
+        for o in n.outputs:
+            if o:
+                producer[o] = i
+    users: list[list[int]] = [[] for _ in nodes]
+    pending = [0] * len(nodes)
+    for i, n in enumerate(nodes):
+        deps = {producer[x] for x in (*n.inputs, *n.implicit_inputs) if x in producer}
+        deps.discard(i)
+        pending[i] = len(deps)
+        for d in deps:
+            users[d].append(i)
+    ready = [i for i, k in enumerate(pending) if k == 0]
+    heapq.heapify(ready)
+    order: list[int] = []
+    while ready:
+        i = heapq.heappop(ready)
+        order.append(i)
+        for u in users[i]:
+            pending[u] -= 1
+            if pending[u] == 0:
+                heapq.heappush(ready, u)
+    if len(order) != len(nodes):  # a cycle: keep the stored order, the checker will say why
+        return list(range(len(nodes)))
+    return order
+
+
+def to_onnx(model: m.OrtModel) -> onnx.ModelProto:
+    """An ``onnx.ModelProto`` with everything of ``model`` that ONNX can hold (module docstring).
+
+    Nodes keep their stored order unless it is not topological (then a
+    stable topological sort, see :func:`_topological`).  Payloads are
+    copied into the protobuf message (protobuf owns its bytes); use :func:`convert_ort_to_onnx` with ``external_data=True`` for
+    big models.
+    """
+    return _ToOnnx(None).model(model)
+
+
+def _external_plan(
+    model: m.OrtModel, location: str, alignment: int, threshold: int
+) -> tuple[Plan, dict[int, list[tuple[str, str]]]]:
+    plan = Plan()
+    entries: dict[int, list[tuple[str, str]]] = {}
+    for t in model.tensors():
+        n = t.nbytes
+        if t.data_type == _STRING or n < threshold or id(t) in entries:
+            continue
+        r = plan.add(n, alignment=alignment, source=t.raw_data, name=t.name)
+        entries[id(t)] = [("location", location), ("offset", str(r.offset)), ("length", str(n))]
+    return plan, entries
+
+
+def _write_sequential(plan: Plan, path: Path, progress: Callable[[int, int], None] | None) -> None:
+    """Write the plan's regions in order with plain writes (zeros between them), atomically.
+
+    For a file in the page cache this beats filling a fresh shared mapping
+    (no page faults on the destination); the threaded path uses the executor.
+    """
+    pad = bytes(65536)
+    with atomic_open(path) as f:
+        pos = 0
+        for r in plan:
+            while pos < r.offset:
+                n = min(len(pad), r.offset - pos)
+                f.write(pad[:n])
+                pos += n
+            f.write(r.source.data)
+            pos += r.length
+            if progress is not None:
+                progress(pos, plan.size)
+        if pos < plan.size:
+            f.write(bytes(plan.size - pos))
+
+
+def _check_size(size: int) -> None:
+    if size > _PROTOBUF_LIMIT:
+        raise EncodeError(
+            f"the model needs {size} bytes, past protobuf's 2 GiB limit: "
+            "convert with external_data=True (--external-data)"
+        )
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+# Protobuf keys (field number << 3 | wire type 2) of the fields the streamed pieces use.
+_MODEL_GRAPH = _varint(7 << 3 | 2)
+_GRAPH_INITIALIZER = _varint(5 << 3 | 2)
+_TENSOR_RAW_DATA = _varint(9 << 3 | 2)
+
+
+def _stream_pieces(
+    om: m.OrtModel, conv: _ToOnnx
+) -> tuple[bytes, list[tuple[bytes, np.ndarray[Any, Any] | None]]]:
+    """The model without its main-graph initializers, and one piece per initializer.
+
+    A piece is a serialized ``ModelProto`` holding only ``graph.initializer[0]``: protobuf
+    merges a repeated singular message field and appends repeated fields, so the
+    concatenation parses as the whole model, initializers in order.  Each piece is its
+    header bytes followed by the raw payload, which is written from the .ort mapping.
+    """
+    skeleton = conv.model(om).SerializeToString()
+    pieces: list[tuple[bytes, np.ndarray[Any, Any] | None]] = []
+    for i, t in enumerate(om.graph.initializers):
+        path = f"$.model.graph.initializers[{i}]"
+        numeric = t.data_type != _STRING
+        head = conv.tensor(t, path, data=not numeric).SerializeToString()
+        if numeric:
+            n = t.nbytes
+            head += _TENSOR_RAW_DATA + _varint(n)
+            tensor_len = len(head) + n
+        else:
+            tensor_len = len(head)
+        graph_piece = _GRAPH_INITIALIZER + _varint(tensor_len)
+        graph_len = len(graph_piece) + tensor_len
+        prefix = _MODEL_GRAPH + _varint(graph_len) + graph_piece + head
+        pieces.append((prefix, t.raw_data if numeric else None))
+    return skeleton, pieces
+
+
+def convert_ort_to_onnx(
+    src: str | os.PathLike[str] | m.OrtModel,
+    dst: str | os.PathLike[str],
+    *,
+    external_data: bool = False,
+    alignment: int = 4096,
+    size_threshold: int = 1024,
+    threads: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> None:
+    """Convert an .ort file (or a loaded model) to an .onnx file at ``dst``, atomically.
+
+    With ``external_data=True`` every payload of ``size_threshold`` bytes
+    or more goes to ``<dst name>.data`` beside ``dst``, each at an offset
+    that is a multiple of ``alignment``; the payloads go from the .ort
+    mapping straight into that file and never become Python bytes (plain
+    sequential writes; with ``threads > 1`` the executor fills a mapping of
+    the file in parallel, byte-identical).
+    Without it the whole model must fit protobuf's 2 GiB limit; the
+    message is then streamed: the model without its main-graph initializers
+    first, then each initializer as its own ``ModelProto`` piece (protobuf
+    merges them into one model on parsing) whose payload is written straight
+    from the mapping, so no payload is copied into a Python object.
+    ``progress(done_bytes, total_bytes)`` is called as the work advances.
+    Both files are written atomically (temporary file, fsync, rename).
+    """
+    if not is_power_of_two(alignment):
+        raise ValueError(f"alignment must be a power of two, not {alignment}")
+    from wireplan.ort.reader import load
+
+    own = not isinstance(src, m.OrtModel)
+    om = load(src) if not isinstance(src, m.OrtModel) else src
+    try:
+        dst_path = Path(dst)
+        if external_data:
+            location = dst_path.name + ".data"
+            plan, entries = _external_plan(om, location, alignment, size_threshold)
+            total = plan.size
+            if progress is not None:
+                progress(0, total)
+            proto = _ToOnnx(lambda t: entries.get(id(t))).model(om)
+            _check_size(proto.ByteSize())
+            data_path = dst_path.with_name(location)
+            if threads is not None and threads > 1:
+                write_plan(plan, data_path, threads=threads)
+            else:
+                _write_sequential(plan, data_path, progress)
+            write_bytes(dst_path, proto.SerializeToString())
+        else:
+            skeleton, pieces = _stream_pieces(om, _ToOnnx(None, streamed=True))
+            total = sum(0 if d is None else d.shape[0] for _, d in pieces)
+            _check_size(len(skeleton) + sum(len(h) for h, _ in pieces) + total)
+            if progress is not None:
+                progress(0, total)
+            done = 0
+            with atomic_open(dst_path) as f:
+                f.write(skeleton)
+                for head, payload in pieces:
+                    f.write(head)
+                    if payload is not None:
+                        f.write(payload.data)
+                        done += payload.shape[0]
+                        if progress is not None:
+                            progress(done, total)
+        if progress is not None:
+            progress(total, total)
+    finally:
+        if own:
+            om.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# ONNX -> .ort model
+
+
+class _Sources:
+    """The external data files of one model, mapped once each; closed with the OrtModel."""
+
+    def __init__(self, base: Path | None) -> None:
+        self.base = base
+        self.files: dict[str, MappedFile] = {}
+
+    def view(self, location: str, offset: int, length: int | None, path: str) -> Any:
+        if self.base is None:
+            raise EncodeError(
+                "tensor data is external but the model's folder is unknown (pass a path or base_dir)",
+                path,
+            )
+        mf = self.files.get(location)
+        if mf is None:
+            target = (self.base / location).resolve()
+            if not target.is_relative_to(self.base.resolve()):
+                raise EncodeError(
+                    f"external data location {location!r} lies outside the model's folder", path
+                )
+            try:
+                mf = self.files[location] = MappedFile(target)
+            except OSError as exc:
+                raise EncodeError(f"cannot open external data {location!r}: {exc}", path) from None
+        n = mf.size - offset if length is None else length
+        if offset < 0 or n < 0 or offset + n > mf.size:
+            raise EncodeError(
+                f"external data [{offset}, {offset + n}) lies outside {location!r} ({mf.size} bytes)",
+                path,
+            )
+        return np.frombuffer(mf.buffer[offset : offset + n], dtype=np.uint8)
+
+    def close(self) -> None:
+        files, self.files = self.files, {}
+        for mf in files.values():
+            with contextlib.suppress(BufferError):
+                mf.close()
+
+
+_FOUR_BIT = {
+    getattr(onnx.TensorProto, name)
+    for name in ("INT4", "UINT4", "FLOAT4E2M1")
+    if hasattr(onnx.TensorProto, name)
+}
+
+
+def _readonly_u8(a: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    out = np.ascontiguousarray(a).reshape(-1).view(np.uint8)
+    out.flags.writeable = False
+    return out
+
+
+def _little_endian(arr: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    if arr.dtype.byteorder == ">" or (arr.dtype.byteorder == "=" and np.little_endian is False):
+        arr = arr.astype(arr.dtype.newbyteorder("<"))
+    return arr
+
+
+class _FromOnnx:
+    def __init__(self, sources: _Sources, lookup: SignatureLookup, opsets: dict[str, int]) -> None:
+        self.sources = sources
+        self.lookup = lookup
+        self.opsets = opsets
+        self.inferred: dict[str, onnx.TypeProto] = {}
+
+    # -- tensors --------------------------------------------------------------------------------
+
+    def tensor(self, p: onnx.TensorProto, path: str) -> m.Tensor:
+        t = m.Tensor(
+            name=p.name,
+            doc_string=p.doc_string,
+            dims=np.array(list(p.dims), dtype="<i8"),
+            data_type=p.data_type,
+        )
+        if p.data_type == _STRING:
+            try:
+                t.string_data = [s.decode("utf-8") for s in p.string_data]
+            except UnicodeDecodeError:
+                raise EncodeError(
+                    "string tensor holds bytes that are not UTF-8 (.ort strings are UTF-8)", path
+                ) from None
+            return t
+        if p.data_location == onnx.TensorProto.EXTERNAL:
+            info = {e.key: e.value for e in p.external_data}
+            if "location" not in info:
+                raise EncodeError("external tensor without a location", path)
+            length = int(info["length"]) if "length" in info else None
+            t.raw_data = self.sources.view(
+                info["location"], int(info.get("offset", "0")), length, path
+            )
+            t.raw_data.flags.writeable = False
+            return t
+        if p.HasField("raw_data"):
+            t.raw_data = np.frombuffer(p.raw_data, dtype=np.uint8)
+            return t
+        arr = onnx.numpy_helper.to_array(p)
+        if p.data_type in _FOUR_BIT:
+            flat = arr.reshape(-1).view(np.uint8) & 0x0F
+            if flat.shape[0] % 2:
+                flat = np.concatenate([flat, np.zeros(1, np.uint8)])
+            t.raw_data = _readonly_u8(flat[0::2] | (flat[1::2] << 4))
+            return t
+        t.raw_data = _readonly_u8(_little_endian(arr))
+        return t
+
+    def sparse(self, p: onnx.SparseTensorProto, path: str) -> m.SparseTensor:
+        return m.SparseTensor(
+            values=self.tensor(p.values, path + ".values"),
+            indices=self.tensor(p.indices, path + ".indices"),
+            dims=np.array(list(p.dims), dtype="<i8"),
+        )
+
+    # -- types ----------------------------------------------------------------------------------
+
+    def type_info(self, p: onnx.TypeProto) -> m.TypeInfo:
+        which = p.WhichOneof("value")
+        value: m.TensorTypeAndShape | m.SequenceType | m.MapType | None = None
+        if which == "tensor_type":
+            tt = p.tensor_type
+            shape = None
+            if tt.HasField("shape"):
+                dims = []
+                for d in tt.shape.dim:
+                    kind = d.WhichOneof("value")
+                    if kind == "dim_value":
+                        dv = m.DimensionValue(DIMENSION_VALUE_TYPE["VALUE"], d.dim_value, "")
+                    elif kind == "dim_param":
+                        dv = m.DimensionValue(DIMENSION_VALUE_TYPE["PARAM"], 0, d.dim_param)
+                    else:
+                        dv = m.DimensionValue(DIMENSION_VALUE_TYPE["UNKNOWN"], 0, "")
+                    dims.append(m.Dimension(dv, d.denotation))
+                shape = m.Shape(dims)
+            value = m.TensorTypeAndShape(tt.elem_type, shape)
+        elif which == "sequence_type":
+            st = p.sequence_type
+            value = m.SequenceType(
+                self.type_info(st.elem_type) if st.HasField("elem_type") else None
+            )
+        elif which == "map_type":
+            mt = p.map_type
+            value = m.MapType(
+                mt.key_type, self.type_info(mt.value_type) if mt.HasField("value_type") else None
+            )
+        # optional_type, sparse_tensor_type and opaque_type have no place in ort.fbs.
+        return m.TypeInfo(p.denotation, value)
+
+    @staticmethod
+    def tensor_type_of(t: m.Tensor) -> m.TypeInfo:
+        dims = [
+            m.Dimension(m.DimensionValue(DIMENSION_VALUE_TYPE["VALUE"], int(d), ""), "")
+            for d in t.dims
+        ]
+        return m.TypeInfo("", m.TensorTypeAndShape(t.data_type, m.Shape(dims)))
+
+    # -- attributes and nodes -------------------------------------------------------------------
+
+    def attribute(self, p: onnx.AttributeProto, path: str, free: list[str]) -> m.Attribute:
+        """Convert an attribute; names its subgraphs take from outside are appended to ``free``."""
+        if p.ref_attr_name:
+            raise EncodeError("attribute references a function attribute (ref_attr_name)", path)
+        a = m.Attribute(name=p.name, doc_string=p.doc_string, type=int(p.type))
+        at = ATTRIBUTE_TYPE
+        if p.type == at["FLOAT"]:
+            a.f = float(p.f)
+        elif p.type == at["INT"]:
+            a.i = int(p.i)
+        elif p.type == at["STRING"]:
+            try:
+                a.s = p.s.decode("utf-8")
+            except UnicodeDecodeError:
+                raise EncodeError(
+                    "string attribute is not UTF-8 (.ort strings are UTF-8)", path
+                ) from None
+        elif p.type == at["TENSOR"]:
+            a.t = self.tensor(p.t, path + ".t")
+        elif p.type == at["GRAPH"]:
+            a.g = self.graph(p.g, path + ".g", free)
+        elif p.type == at["FLOATS"]:
+            a.floats = np.array(list(p.floats), dtype="<f4")
+        elif p.type == at["INTS"]:
+            a.ints = np.array(list(p.ints), dtype="<i8")
+        elif p.type == at["STRINGS"]:
+            try:
+                a.strings = [s.decode("utf-8") for s in p.strings]
+            except UnicodeDecodeError:
+                raise EncodeError(
+                    "string attribute is not UTF-8 (.ort strings are UTF-8)", path
+                ) from None
+        elif p.type == at["TENSORS"]:
+            a.tensors = [self.tensor(t, f"{path}.tensors[{i}]") for i, t in enumerate(p.tensors)]
+        elif p.type == at["GRAPHS"]:
+            a.graphs = [self.graph(g, f"{path}.graphs[{i}]", free) for i, g in enumerate(p.graphs)]
+        else:
+            raise EncodeError(
+                f"attribute {p.name!r} of type {onnx.AttributeProto.AttributeType.Name(p.type)} "
+                "has no place in the .ort format",
+                path,
+            )
+        return a
+
+    def node(self, p: onnx.NodeProto, index: int, path: str) -> m.Node:
+        opset = self.opsets.get("" if p.domain in _ONNX_DOMAINS else p.domain)
+        sig = self.lookup(p.domain, p.op_type, opset) if opset is not None else None
+        inputs = list(p.input)
+        if sig is not None:
+            # One count per formal input; a variadic one (always the last) takes the rest.
+            nformal = len(sig[1])
+            counts = [
+                (max(0, len(inputs) - i) if i == nformal - 1 else (1 if i < len(inputs) else 0))
+                for i in range(nformal)
+            ]
+        else:
+            counts = [1] * len(inputs)
+        free: list[str] = []
+        attributes = [
+            self.attribute(a, f"{path}.attributes[{i}]", free) for i, a in enumerate(p.attribute)
+        ]
+        return m.Node(
+            name=p.name,
+            doc_string=p.doc_string,
+            domain=p.domain,
+            since_version=sig[0] if sig is not None else 0,
+            index=index,
+            op_type=p.op_type,
+            inputs=inputs,
+            outputs=list(p.output),
+            attributes=attributes,
+            input_arg_counts=np.array(counts, dtype="<i4"),
+            implicit_inputs=list(dict.fromkeys(free)),
+        )
+
+    # -- graphs ---------------------------------------------------------------------------------
+
+    def graph(self, p: onnx.GraphProto, path: str, free: list[str]) -> m.Graph:
+        """Convert a graph; names it uses but does not define are appended to ``free``."""
+        g = m.Graph()
+        nodes = list(p.node)
+        consts = [
+            (i, nd)
+            for i, nd in enumerate(nodes)
+            if nd.op_type == "Constant" and nd.domain in _ONNX_DOMAINS
+        ]
+        for i, t in enumerate(p.initializer):
+            g.initializers.append(self.tensor(t, f"{path}.initializer[{i}]"))
+        for i, sp in enumerate(p.sparse_initializer):
+            g.sparse_initializers.append(self.sparse(sp, f"{path}.sparse_initializer[{i}]"))
+        for i, nd in consts:
+            self.constant(nd, g, f"{path}.node[{i}]")
+        const_ids = {id(nd) for _, nd in consts}
+        kept = [nd for nd in nodes if id(nd) not in const_ids]
+
+        defined: set[str] = {x.name for x in p.input}
+        defined.update(t.name for t in g.initializers)
+        defined.update(sp.values.name for sp in g.sparse_initializers if sp.values is not None)
+        for nd in kept:
+            defined.update(o for o in nd.output if o)
+        for index, nd in enumerate(kept):
+            node = self.node(nd, index, f"{path}.node[{index}]")
+            g.nodes.append(node)
+            free.extend(x for x in (*node.inputs, *node.implicit_inputs) if x and x not in defined)
+        free.extend(x.name for x in p.output if x.name not in defined)
+
+        g.max_node_index = len(g.nodes)
+        g.inputs = [x.name for x in p.input]
+        g.outputs = [x.name for x in p.output]
+        g.node_edges = _edges(g.nodes)
+        g.node_args = self.node_args(p, g, defined)
+        return g
+
+    def constant(self, nd: onnx.NodeProto, g: m.Graph, path: str) -> None:
+        """A Constant node as an initializer of its output's name (what onnxruntime does)."""
+        if len(nd.output) != 1 or len(nd.attribute) != 1:
+            raise EncodeError("a Constant node needs one output and one attribute", path)
+        name = nd.output[0]
+        attr = nd.attribute[0]
+        kind = attr.name
+        if kind == "value":
+            t = self.tensor(attr.t, path + ".value")
+            t.name = name
+            g.initializers.append(t)
+            return
+        if kind == "sparse_value":
+            s = self.sparse(attr.sparse_tensor, path + ".sparse_value")
+            if s.values is not None:
+                s.values.name = name
+            g.sparse_initializers.append(s)
+            return
+        values: Any
+        if kind == "value_float":
+            proto = onnx.helper.make_tensor(name, onnx.TensorProto.FLOAT, [], [attr.f])
+        elif kind == "value_floats":
+            values = list(attr.floats)
+            proto = onnx.helper.make_tensor(name, onnx.TensorProto.FLOAT, [len(values)], values)
+        elif kind == "value_int":
+            proto = onnx.helper.make_tensor(name, onnx.TensorProto.INT64, [], [attr.i])
+        elif kind == "value_ints":
+            values = list(attr.ints)
+            proto = onnx.helper.make_tensor(name, onnx.TensorProto.INT64, [len(values)], values)
+        elif kind == "value_string":
+            proto = onnx.helper.make_tensor(name, onnx.TensorProto.STRING, [], [attr.s])
+        elif kind == "value_strings":
+            values = list(attr.strings)
+            proto = onnx.helper.make_tensor(name, onnx.TensorProto.STRING, [len(values)], values)
+        else:
+            raise EncodeError(f"Constant attribute {kind!r} is not supported", path)
+        g.initializers.append(self.tensor(proto, path + "." + kind))
+
+    def node_args(self, p: onnx.GraphProto, g: m.Graph, defined: set[str]) -> list[m.ValueInfo]:
+        """A ValueInfo for every value the graph names, typed where anything says the type."""
+        declared: dict[str, onnx.ValueInfoProto] = {}
+        for vi in (*p.value_info, *p.output, *p.input):  # later wins: inputs most authoritative
+            declared[vi.name] = vi
+        init_types = {t.name: t for t in g.initializers}
+        order: list[str] = []
+        seen: set[str] = set()
+
+        def add(name: str) -> None:
+            # onnxruntime also keeps a NodeArg named "" for omitted optional inputs/outputs.
+            if name not in seen:
+                seen.add(name)
+                order.append(name)
+
+        for x in p.input:
+            add(x.name)
+        for t in g.initializers:
+            add(t.name)
+        for nd in g.nodes:
+            for x in nd.inputs:
+                add(x)
+            for x in nd.outputs:
+                add(x)
+        for x in p.output:
+            add(x.name)
+        out = []
+        for name in order:
+            vi = declared.get(name)
+            inferred = self.inferred.get(name)
+            if vi is not None and vi.type.WhichOneof("value") is not None:
+                out.append(m.ValueInfo(name, vi.doc_string, self.type_info(vi.type)))
+            elif name in init_types:
+                out.append(m.ValueInfo(name, "", self.tensor_type_of(init_types[name])))
+            elif inferred is not None:
+                out.append(m.ValueInfo(name, "", _unknown_dims(self.type_info(inferred))))
+            else:
+                # Untyped, as onnxruntime keeps them: "" (omitted optional arguments), values
+                # nothing declares, and outer-scope values a subgraph uses.
+                out.append(m.ValueInfo(name, vi.doc_string if vi is not None else "", None))
+        return out
+
+
+def _unknown_dims(ti: m.TypeInfo) -> m.TypeInfo:
+    """Turn the ``unk__N`` symbols onnx shape inference invents into unknown dimensions."""
+    v = ti.value
+    if isinstance(v, m.TensorTypeAndShape) and v.shape is not None:
+        for d in v.shape.dim:
+            dv = d.value
+            if dv is not None and dv.dim_param.startswith("unk__"):
+                d.value = m.DimensionValue(DIMENSION_VALUE_TYPE["UNKNOWN"], 0, "")
+    elif isinstance(v, m.SequenceType) and v.elem_type is not None:
+        _unknown_dims(v.elem_type)
+    elif isinstance(v, m.MapType) and v.value_type is not None:
+        _unknown_dims(v.value_type)
+    return ti
+
+
+def _edges(nodes: Sequence[m.Node]) -> list[m.NodeEdge]:
+    """onnxruntime's node edges: producer output -> consumer input, within one graph.
+
+    An implicit input counts as input number ``len(inputs) + k``.
+    """
+    producer: dict[str, tuple[int, int]] = {}
+    for n in nodes:
+        for k, o in enumerate(n.outputs):
+            if o:
+                producer[o] = (n.index, k)
+    ins: dict[int, list[m.EdgeEnd]] = {n.index: [] for n in nodes}
+    outs: dict[int, list[m.EdgeEnd]] = {n.index: [] for n in nodes}
+    for n in nodes:
+        args = [*n.inputs, *n.implicit_inputs]
+        for j, x in enumerate(args):
+            src = producer.get(x) if x else None
+            if src is None:
+                continue
+            ins[n.index].append(m.EdgeEnd(src[0], src[1], j))
+            outs[src[0]].append(m.EdgeEnd(n.index, src[1], j))
+    return [
+        m.NodeEdge(
+            n.index,
+            sorted(set(ins[n.index]), key=_edge_key),
+            sorted(set(outs[n.index]), key=_edge_key),
+        )
+        for n in nodes
+    ]
+
+
+def _edge_key(e: m.EdgeEnd) -> tuple[int, int, int]:
+    return (e.node_index, e.src_arg_index, e.dst_arg_index)
+
+
+class _OnnxSources:
+    """Holds what an OrtModel made by :func:`from_onnx` views, so that ``close()`` releases it."""
+
+    def __init__(self, sources: _Sources, proto: onnx.ModelProto) -> None:
+        self._sources = sources
+        self._proto: onnx.ModelProto | None = proto
+
+    def close(self) -> None:
+        self._proto = None
+        self._sources.close()
+
+
+def _infer_types(model: onnx.ModelProto) -> dict[str, onnx.TypeProto]:
+    """Types onnx shape inference finds for values (all graphs), on a copy without big payloads."""
+    skeleton = onnx.ModelProto()
+    _copy_skeleton(model, skeleton)
+    try:
+        inferred = onnx.shape_inference.infer_shapes(skeleton, check_type=False, strict_mode=False)
+    except Exception:
+        return {}
+    out: dict[str, onnx.TypeProto] = {}
+
+    def walk(g: onnx.GraphProto) -> None:
+        for t in g.initializer:
+            out.setdefault(t.name, onnx.helper.make_tensor_type_proto(t.data_type, list(t.dims)))
+        for vi in (*g.input, *g.value_info, *g.output):
+            if vi.type.WhichOneof("value") is not None:
+                out.setdefault(vi.name, vi.type)
+        for nd in g.node:
+            for a in nd.attribute:
+                if a.type == onnx.AttributeProto.GRAPH:
+                    walk(a.g)
+                for sg in a.graphs:
+                    walk(sg)
+
+    walk(inferred.graph)
+    return out
+
+
+def _copy_skeleton(model: onnx.ModelProto, into: onnx.ModelProto) -> None:
+    """``model`` with large initializers turned into typed graph inputs (for shape inference).
+
+    Built field by field so that the payloads of big initializers are never copied.
+    """
+    into.ir_version = model.ir_version
+    into.opset_import.extend(model.opset_import)
+    into.functions.extend(model.functions)
+    src, g = model.graph, into.graph
+    g.name = src.name
+    g.node.extend(src.node)
+    g.input.extend(src.input)
+    g.output.extend(src.output)
+    g.value_info.extend(src.value_info)
+    g.sparse_initializer.extend(src.sparse_initializer)
+    listed = {x.name for x in src.input}
+    for t in src.initializer:
+        if t.ByteSize() > 4096:
+            if t.name not in listed:
+                g.input.append(
+                    onnx.helper.make_tensor_value_info(t.name, t.data_type, list(t.dims))
+                )
+        else:
+            g.initializer.append(t)
+
+
+def _all_nodes(g: onnx.GraphProto) -> Iterator[onnx.NodeProto]:
+    for nd in g.node:
+        yield nd
+        for a in nd.attribute:
+            if a.type == onnx.AttributeProto.GRAPH:
+                yield from _all_nodes(a.g)
+            for sg in a.graphs:
+                yield from _all_nodes(sg)
+
+
+def _expand_function_ops(
+    proto: onnx.ModelProto,
+    opsets: dict[str, int],
+    lookup: SignatureLookup,
+    expand: Callable[[str, str, int], bool],
+) -> onnx.ModelProto:
+    """Replace the nodes of operators ``expand`` selects by their onnx function bodies."""
+    tried: set[tuple[str, str]] = set()
+    for _ in range(32):  # bodies may use operators that need expanding in turn
+        wanted: set[tuple[str, str]] = set()
+        for nd in _all_nodes(proto.graph):
+            key = (nd.domain, nd.op_type)
+            if key in tried or key in wanted:
+                continue
+            opset = opsets.get("" if nd.domain in _ONNX_DOMAINS else nd.domain)
+            sig = lookup(nd.domain, nd.op_type, opset) if opset is not None else None
+            if sig is not None and expand(nd.domain, nd.op_type, sig[0]):
+                wanted.add(key)
+        if not wanted:
+            break
+        tried |= wanted
+        try:
+            proto = onnx.inliner.inline_selected_functions(
+                proto, sorted(wanted), exclude=False, inline_schema_functions=True
+            )
+        except Exception as exc:
+            raise EncodeError(
+                f"expanding {sorted(wanted)} into their function bodies failed: {exc}"
+            ) from None
+    return proto
+
+
+def from_onnx(
+    model_or_path: onnx.ModelProto | str | os.PathLike[str],
+    *,
+    base_dir: str | os.PathLike[str] | None = None,
+    signature: SignatureLookup | None = None,
+    infer_types: bool = True,
+    inline_functions: bool = True,
+    expand: Callable[[str, str, int], bool] | None = None,
+) -> m.OrtModel:
+    """An :class:`~wireplan.ort.model.OrtModel` for an ONNX model, ready for an .ort writer.
+
+    ``model_or_path`` is an ``onnx.ModelProto`` or the path of an .onnx
+    file, with inline or external data.  A path is read with
+    ``onnx.load(path, load_external_data=False)``; external data files
+    (also for a ModelProto whose data was not loaded, with ``base_dir``)
+    are memory-mapped and tensors view them, so weights never become
+    Python bytes.  Inline ``raw_data`` is viewed in place; tensors stored in
+    typed fields (``float_data``...) are converted to little-endian bytes.
+
+    Constant nodes become initializers, as onnxruntime does.  Every node
+    gets ``index``, ``since_version`` and ``input_arg_counts`` from the
+    operator schema that ``signature(domain, op_type, opset)`` returns
+    (default :func:`onnx_op_signature`; an operator it does not know gets
+    ``since_version`` 0 and one count per input, for the caller to fill),
+    ``implicit_inputs`` (outer-scope values its subgraphs use, always a
+    list), node edges, and a ``node_args`` entry for every value with its
+    declared or (``infer_types``) inferred type.
+
+    Model-local functions are inlined (``inline_functions``); with
+    ``inline_functions=False`` they raise :class:`~wireplan.EncodeError`.
+    ``expand(domain, op_type, since_version)`` is asked for every operator
+    (subgraphs included); where it says True and onnx has a function body
+    for the operator (``CastLike``, ``SequenceMap``, ...), every node of
+    that operator is replaced by the body, repeatedly, as onnxruntime does
+    when it loads an .onnx but not when it loads an .ort.
+    ``kernel_type_str_resolver`` is left ``None`` for the writer to compute.
+    Close the result (or use ``with``) to release mapped external data.
+    """
+    if isinstance(model_or_path, onnx.ModelProto):
+        proto = model_or_path
+        base = Path(base_dir) if base_dir is not None else None
+    else:
+        path = Path(model_or_path)
+        proto = onnx.load(os.fspath(path), load_external_data=False)
+        base = Path(base_dir) if base_dir is not None else path.parent
+    if len(proto.functions):
+        if not inline_functions:
+            raise EncodeError(
+                f"the model defines {len(proto.functions)} local function(s), which the .ort "
+                "format cannot hold; inline them (inline_functions=True)",
+                "$.functions",
+            )
+        try:
+            proto = onnx.inliner.inline_local_functions(proto)
+        except Exception as exc:
+            raise EncodeError(
+                f"inlining the model-local functions failed: {exc}", "$.functions"
+            ) from None
+        if len(proto.functions):
+            raise EncodeError("model-local functions remain after inlining", "$.functions")
+    opsets = {
+        ("" if o.domain in _ONNX_DOMAINS else o.domain): int(o.version) for o in proto.opset_import
+    }
+    lookup = signature or onnx_op_signature
+    if expand is not None:
+        proto = _expand_function_ops(proto, opsets, lookup, expand)
+    sources = _Sources(base)
+    conv = _FromOnnx(sources, lookup, opsets)
+    conv.inferred = _infer_types(proto) if infer_types else {}
+    try:
+        graph = conv.graph(proto.graph, "$.graph", [])
+    except BaseException:
+        sources.close()
+        raise
+    md = m.Model(
+        ir_version=int(proto.ir_version),
+        opset_import=[m.OperatorSetId(o.domain, int(o.version)) for o in proto.opset_import],
+        producer_name=proto.producer_name,
+        producer_version=proto.producer_version,
+        domain=proto.domain,
+        model_version=int(proto.model_version),
+        doc_string=proto.doc_string,
+        graph=graph,
+        graph_doc_string=proto.graph.doc_string,
+        metadata_props=[m.StringStringEntry(p.key, p.value) for p in proto.metadata_props],
+    )
+    return m.OrtModel(ort_version="6", model=md, source=_OnnxSources(sources, proto))
+
+
+# ---------------------------------------------------------------------------------------------
+# a small example model
+
+
+def example_model() -> onnx.ModelProto:
+    """A small ONNX model for demos: MatMul + Add + Relu + Reshape with a dynamic batch.
+
+    ``x: float[batch, 64] -> y: float[batch, 8, 4]``; a 64x32 float32 weight
+    (8 KiB) and a bias initializer, a ``dim_param``, metadata props.
+    """
+    rng = np.random.default_rng(20261201)
+    w = rng.standard_normal((64, 32)).astype(np.float32)
+    b = rng.standard_normal(32).astype(np.float32)
+    shape = np.array([-1, 8, 4], dtype=np.int64)
+    h = onnx.helper
+    graph = h.make_graph(
+        [
+            h.make_node("MatMul", ["x", "w"], ["xw"], name="matmul"),
+            h.make_node("Add", ["xw", "b"], ["xwb"], name="add"),
+            h.make_node("Relu", ["xwb"], ["r"], name="relu"),
+            h.make_node("Reshape", ["r", "shape"], ["y"], name="reshape"),
+        ],
+        "example",
+        [h.make_tensor_value_info("x", onnx.TensorProto.FLOAT, ["batch", 64])],
+        [h.make_tensor_value_info("y", onnx.TensorProto.FLOAT, ["batch", 8, 4])],
+        initializer=[
+            onnx.numpy_helper.from_array(w, "w"),
+            onnx.numpy_helper.from_array(b, "b"),
+            onnx.numpy_helper.from_array(shape, "shape"),
+        ],
+        doc_string="wireplan example graph",
+    )
+    model = h.make_model(
+        graph,
+        opset_imports=[h.make_opsetid("", 17)],
+        producer_name="wireplan",
+        producer_version="0.1.0",
+        doc_string="wireplan example model",
+    )
+    model.ir_version = 8
+    h.set_model_props(model, {"purpose": "demo"})
+    return model

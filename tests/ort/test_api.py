@@ -1,0 +1,25 @@
+"""The public surface of wireplan.ort: small, explicit, and free of heavy imports."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import wireplan.ort
+
+
+def test_public_names() -> None:
+    assert set(wireplan.ort.__all__) >= {"OrtModel", "convert", "from_onnx", "load", "to_onnx"}
+    for name in wireplan.ort.__all__:
+        obj = getattr(wireplan.ort, name)
+        assert obj.__doc__, name
+        assert not obj.__module__.split(".")[-1].startswith("_"), (name, obj.__module__)
+
+
+def test_import_does_not_pull_onnx_or_onnxruntime() -> None:
+    code = (
+        "import sys, wireplan.ort, wireplan.ort.cli, wireplan.ort.reader; "
+        "bad = [m for m in ('onnx', 'onnxruntime', 'torch') if m in sys.modules]; "
+        "assert not bad, bad"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -1,0 +1,143 @@
+"""Corrupt .ort files (written by onnxruntime, then damaged) raise only DecodeError."""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from wireplan import DecodeError, LimitError
+from wireplan.ort import load
+from wireplan.ort.reader import tensor_paths
+from wireplan.ort.schema import ORT_SCHEMA
+
+from .test_reader import locate
+
+
+def load_or_decode_error(data: bytes) -> bool:
+    """True if ``data`` loaded, False if it raised DecodeError; anything else propagates."""
+    try:
+        with load(data) as om:
+            for _, t in tensor_paths(om):
+                t.raw_data.tobytes()
+        return True
+    except DecodeError:
+        return False
+
+
+def test_every_truncation(tiny_ort: bytes) -> None:
+    assert load_or_decode_error(tiny_ort)
+    # FlatBuffers are built back to front: cutting anywhere removes something referenced,
+    # except the alignment padding at the very end.
+    needed = len(tiny_ort.rstrip(b"\0")) + 1
+    for n in range(needed):
+        with pytest.raises(DecodeError):
+            load(tiny_ort[:n])
+
+
+@settings(
+    max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    flips=st.lists(st.tuples(st.integers(0, 1 << 20), st.integers(0, 255)), min_size=1, max_size=8)
+)
+def test_random_byte_flips(tiny_ort: bytes, flips: list[tuple[int, int]]) -> None:
+    data = bytearray(tiny_ort)
+    for pos, value in flips:
+        data[pos % len(data)] = value
+    load_or_decode_error(bytes(data))
+
+
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    pos=st.integers(0, 1 << 20),
+    value=st.sampled_from([0, 1, 3, 4, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFC, 0xFFFFFFFF])
+    | st.integers(0, 0xFFFFFFFF),
+)
+def test_random_offsets_and_lengths(tiny_ort: bytes, pos: int, value: int) -> None:
+    """A 32-bit word anywhere set to an offset or length that points outside, to 0, ..."""
+    data = bytearray(tiny_ort)
+    at = (pos % (len(data) - 3)) & ~3
+    data[at : at + 4] = struct.pack("<I", value)
+    load_or_decode_error(bytes(data))
+
+
+def test_root_offset_outside(tiny_ort: bytes) -> None:
+    data = bytearray(tiny_ort)
+    data[0:4] = struct.pack("<I", len(data) + 100)
+    with pytest.raises(DecodeError) as info:
+        load(bytes(data))
+    assert info.value.offset == 0
+
+
+def test_vtable_outside(tiny_ort: bytes) -> None:
+    data = bytearray(tiny_ort)
+    root = struct.unpack_from("<I", data, 0)[0]
+    data[root : root + 4] = struct.pack("<i", -len(data))
+    with pytest.raises(DecodeError, match="vtable"):
+        load(bytes(data))
+
+
+def test_absurd_vector_length(tiny_ort: bytes) -> None:
+    data = bytearray(tiny_ort)
+    nodes = locate(data, ["model", "graph", "nodes"])
+    data[nodes : nodes + 4] = struct.pack("<I", 0xFFFFFFFF)
+    with pytest.raises(LimitError) as info:
+        load(bytes(data))
+    assert info.value.offset == nodes and info.value.path == "$.model.graph.nodes"
+
+
+def test_absurd_payload_length(tiny_ort: bytes) -> None:
+    data = bytearray(tiny_ort)
+    raw = locate(data, ["model", "graph", "initializers", 0, "raw_data"])
+    data[raw : raw + 4] = struct.pack("<I", 0x7FFFFFFF)
+    with pytest.raises(LimitError) as info:
+        load(bytes(data))
+    assert info.value.path == "$.model.graph.initializers[0].raw_data"
+
+
+def test_reference_back_to_itself(tiny_ort: bytes) -> None:
+    """A uoffset of 0 names its own position: no loop, an error (or an empty vector)."""
+    data = bytearray(tiny_ort)
+    root = struct.unpack_from("<I", data, 0)[0]
+    vt = root - struct.unpack_from("<i", data, root)[0]
+    slot = ORT_SCHEMA.tables["InferenceSession"].field("model").slot
+    fo = struct.unpack_from("<H", data, vt + 4 + 2 * slot)[0]
+    data[root + fo : root + fo + 4] = b"\0\0\0\0"
+    with pytest.raises(DecodeError) as info:
+        load(bytes(data))
+    assert info.value.path == "$.model"
+
+
+def test_field_outside_its_table(tiny_ort: bytes) -> None:
+    data = bytearray(tiny_ort)
+    root = struct.unpack_from("<I", data, 0)[0]
+    vt = root - struct.unpack_from("<i", data, root)[0]
+    data[vt + 4 : vt + 6] = struct.pack("<H", 0xFFF0)
+    with pytest.raises(DecodeError, match="outside its table"):
+        load(bytes(data))
+
+
+def test_empty_and_tiny_buffers() -> None:
+    for data in (b"", b"\0", b"\0" * 7, b"\x0c\0\0\0ORTM"):
+        with pytest.raises(DecodeError):
+            load(data)
+
+
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    flips=st.lists(st.tuples(st.integers(0, 1 << 20), st.integers(0, 255)), min_size=1, max_size=4)
+)
+def test_random_byte_flips_with_subgraphs(feature_ort: Path, flips: list[tuple[int, int]]) -> None:
+    """The same on a file with subgraphs, strings, sparse tensors and sequence types."""
+    data = bytearray(feature_ort.read_bytes())
+    for pos, value in flips:
+        data[pos % len(data)] = value
+    load_or_decode_error(bytes(data))
