@@ -84,6 +84,7 @@ __all__ = [
     "TensorTypeAndShape",
     "TypeInfo",
     "ValueInfo",
+    "numpy_dtype",
 ]
 
 Array = np.ndarray[Any, np.dtype[Any]]
@@ -120,42 +121,48 @@ def _f4() -> Array:
     return _empty_array("<f4")
 
 
-def _optional_ml_dtype(name: str) -> np.dtype[Any] | None:
+# bfloat16 and float8 need ml_dtypes; importing it takes over a second, so it is
+# imported the first time a tensor of one of these types is viewed.
+_ML_DTYPE_NAMES: dict[int, str] = {
+    TENSOR_DATA_TYPE["BFLOAT16"]: "bfloat16",
+    TENSOR_DATA_TYPE["FLOAT8E4M3FN"]: "float8_e4m3fn",
+    TENSOR_DATA_TYPE["FLOAT8E4M3FNUZ"]: "float8_e4m3fnuz",
+    TENSOR_DATA_TYPE["FLOAT8E5M2"]: "float8_e5m2",
+    TENSOR_DATA_TYPE["FLOAT8E5M2FNUZ"]: "float8_e5m2fnuz",
+}
+
+#: numpy dtype of each fixed-size ``TensorDataType`` that numpy itself holds;
+#: :func:`numpy_dtype` adds the ml_dtypes ones.
+NUMPY_DTYPES: dict[int, np.dtype[Any]] = {
+    TENSOR_DATA_TYPE["FLOAT"]: np.dtype("<f4"),
+    TENSOR_DATA_TYPE["UINT8"]: np.dtype("u1"),
+    TENSOR_DATA_TYPE["INT8"]: np.dtype("i1"),
+    TENSOR_DATA_TYPE["UINT16"]: np.dtype("<u2"),
+    TENSOR_DATA_TYPE["INT16"]: np.dtype("<i2"),
+    TENSOR_DATA_TYPE["INT32"]: np.dtype("<i4"),
+    TENSOR_DATA_TYPE["INT64"]: np.dtype("<i8"),
+    TENSOR_DATA_TYPE["BOOL"]: np.dtype("?"),
+    TENSOR_DATA_TYPE["FLOAT16"]: np.dtype("<f2"),
+    TENSOR_DATA_TYPE["DOUBLE"]: np.dtype("<f8"),
+    TENSOR_DATA_TYPE["UINT32"]: np.dtype("<u4"),
+    TENSOR_DATA_TYPE["UINT64"]: np.dtype("<u8"),
+    TENSOR_DATA_TYPE["COMPLEX64"]: np.dtype("<c8"),
+    TENSOR_DATA_TYPE["COMPLEX128"]: np.dtype("<c16"),
+}
+
+
+def numpy_dtype(data_type: int) -> np.dtype[Any] | None:
+    """The numpy dtype of a ``TensorDataType`` code, or None (strings, int4, no ml_dtypes)."""
+    dt = NUMPY_DTYPES.get(data_type)
+    if dt is not None or data_type not in _ML_DTYPE_NAMES:
+        return dt
     try:
         import ml_dtypes
     except ImportError:  # pragma: no cover - ml_dtypes is installed with wireplan[dtypes]
         return None
-    dt: np.dtype[Any] = np.dtype(getattr(ml_dtypes, name))
-    return dt
-
-
-def _build_dtypes() -> dict[int, np.dtype[Any]]:
-    table: dict[int, np.dtype[Any] | None] = {
-        TENSOR_DATA_TYPE["FLOAT"]: np.dtype("<f4"),
-        TENSOR_DATA_TYPE["UINT8"]: np.dtype("u1"),
-        TENSOR_DATA_TYPE["INT8"]: np.dtype("i1"),
-        TENSOR_DATA_TYPE["UINT16"]: np.dtype("<u2"),
-        TENSOR_DATA_TYPE["INT16"]: np.dtype("<i2"),
-        TENSOR_DATA_TYPE["INT32"]: np.dtype("<i4"),
-        TENSOR_DATA_TYPE["INT64"]: np.dtype("<i8"),
-        TENSOR_DATA_TYPE["BOOL"]: np.dtype("?"),
-        TENSOR_DATA_TYPE["FLOAT16"]: np.dtype("<f2"),
-        TENSOR_DATA_TYPE["DOUBLE"]: np.dtype("<f8"),
-        TENSOR_DATA_TYPE["UINT32"]: np.dtype("<u4"),
-        TENSOR_DATA_TYPE["UINT64"]: np.dtype("<u8"),
-        TENSOR_DATA_TYPE["COMPLEX64"]: np.dtype("<c8"),
-        TENSOR_DATA_TYPE["COMPLEX128"]: np.dtype("<c16"),
-        TENSOR_DATA_TYPE["BFLOAT16"]: _optional_ml_dtype("bfloat16"),
-        TENSOR_DATA_TYPE["FLOAT8E4M3FN"]: _optional_ml_dtype("float8_e4m3fn"),
-        TENSOR_DATA_TYPE["FLOAT8E4M3FNUZ"]: _optional_ml_dtype("float8_e4m3fnuz"),
-        TENSOR_DATA_TYPE["FLOAT8E5M2"]: _optional_ml_dtype("float8_e5m2"),
-        TENSOR_DATA_TYPE["FLOAT8E5M2FNUZ"]: _optional_ml_dtype("float8_e5m2fnuz"),
-    }
-    return {code: dt for code, dt in table.items() if dt is not None}
-
-
-#: numpy dtype of each fixed-size ``TensorDataType`` (bfloat16 and float8 need ml_dtypes).
-NUMPY_DTYPES: dict[int, np.dtype[Any]] = _build_dtypes()
+    found: np.dtype[Any] = np.dtype(getattr(ml_dtypes, _ML_DTYPE_NAMES[data_type]))
+    NUMPY_DTYPES[data_type] = found
+    return found
 
 
 # --- types -----------------------------------------------------------------------------------
@@ -256,7 +263,7 @@ class Tensor:
                     f"tensor {self.name!r}: {len(self.string_data)} strings for shape {shape}", 0
                 )
             return np.array(self.string_data, dtype=object).reshape(shape)
-        dtype = NUMPY_DTYPES.get(self.data_type)
+        dtype = numpy_dtype(self.data_type)
         if dtype is None:
             raise DecodeError(
                 f"tensor {self.name!r}: no numpy dtype for data_type {self.data_type}", 0
