@@ -1,0 +1,356 @@
+"""Cyphal DSDL: wireplan's generated serializers against pycyphal (nunavut) in the same run.
+
+Run: ``.venv/bin/python benchmarks/bench_dsdl.py [--quick]``
+
+Prints a markdown table of objects/s (medians of repeated timing runs), the
+ratio to pycyphal, and for the fixed-layout types the ratio to a
+hand-written ``struct`` of the same layout, then the compile times of the
+public regulated namespaces next to pydsdl's own parse time.
+
+What it does not measure: transport framing (pycyphal's serialize returns
+fragments, joined here into one ``bytes`` as a user sending a frame would),
+object construction (objects are built once, outside the timed loop), and
+multi-threaded use.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import platform
+import statistics
+import struct
+import sys
+import tempfile
+import time
+import timeit
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pycyphal
+import pycyphal.dsdl
+import pydsdl
+
+import wireplan
+from wireplan.dsdl import compiler, load
+
+REPO = Path(__file__).resolve().parents[1]
+PUBLIC = REPO / ".." / "shared" / "dsdl" / "public_regulated_data_types"
+UAVCAN = (PUBLIC / "uavcan").resolve()
+REG = (PUBLIC / "reg").resolve()
+DEMO = (REPO / "src" / "wireplan" / "dsdl" / "example" / "demo").resolve()
+
+
+def rates(fns: list[Callable[[], Any]], repeat: int, budget: float) -> list[float]:
+    """Median objects/s of each of ``fns``, measured in interleaved rounds.
+
+    Each round times every function once (about ``budget`` seconds each), so
+    a change of the machine's load hits all of them alike; the medians over
+    ``repeat`` rounds are returned.
+    """
+    timers = []
+    for fn in fns:
+        timer = timeit.Timer(fn)
+        number, _ = timer.autorange()
+        per_call = max(timer.timeit(number) / number, 1e-9)
+        timers.append((timer, max(1, int(budget / per_call))))
+    rounds: list[list[float]] = [[] for _ in fns]
+    for _ in range(repeat):
+        for i, (timer, number) in enumerate(timers):
+            rounds[i].append(timer.timeit(number) / number)
+    return [1.0 / statistics.median(times) for times in rounds]
+
+
+def build_cases(mine: dict[str, Any], theirs: dict[str, Any]) -> list[dict[str, Any]]:
+    """(name, wireplan object, pycyphal object, hand-written pack/unpack or None)."""
+    cases = []
+    # uavcan.node.Heartbeat.1.0
+    w = mine["uavcan"].node
+    p = theirs["uavcan"].node
+    hb_w = w.Heartbeat_1_0(
+        uptime=123456,
+        health=w.Health_1_0(value=1),
+        mode=w.Mode_1_0(value=2),
+        vendor_specific_status_code=77,
+    )
+    hb_p = p.Heartbeat_1_0(
+        uptime=123456,
+        health=p.Health_1_0(value=1),
+        mode=p.Mode_1_0(value=2),
+        vendor_specific_status_code=77,
+    )
+    hb_s = struct.Struct("<IBBB")
+
+    def hb_pack() -> bytes:
+        return hb_s.pack(
+            hb_w.uptime, hb_w.health.value, hb_w.mode.value, hb_w.vendor_specific_status_code
+        )
+
+    hb_bytes = hb_w.serialize()
+
+    def hb_unpack() -> Any:
+        return hb_s.unpack_from(hb_bytes, 0)
+
+    new = object.__new__
+    hb_c, he_c, mo_c = type(hb_w), type(hb_w.health), type(hb_w.mode)
+
+    def hb_unpack_objects() -> Any:
+        up, h, m, v = hb_s.unpack_from(hb_bytes, 0)
+        o = new(hb_c)
+        o.uptime = up
+        o.health = new(he_c)
+        o.health.value = h & 3
+        o.mode = new(mo_c)
+        o.mode.value = m & 7
+        o.vendor_specific_status_code = v
+        return o
+
+    cases.append(
+        dict(
+            name="uavcan.node.Heartbeat.1.0",
+            w=hb_w,
+            p=hb_p,
+            hand=(hb_pack, hb_unpack, hb_unpack_objects),
+        )
+    )
+
+    # uavcan.primitive.array.Real32.1.0 with 64 elements
+    # both get the same float32 numpy array (what each deserializes to, too)
+    values = np.array([math.sin(i) * 100 for i in range(64)], dtype=np.float32)
+    r_w = mine["uavcan"].primitive.array.Real32_1_0(value=values)
+    r_p = theirs["uavcan"].primitive.array.Real32_1_0(value=values)
+    cases.append(dict(name="uavcan.primitive.array.Real32.1.0 (64)", w=r_w, p=r_p, hand=None))
+
+    # uavcan.register.Value.1.0 holding natural16[3]
+    wr = mine["uavcan"].register
+    pr = theirs["uavcan"].register
+    v_w = wr.Value_1_0(natural16=mine["uavcan"].primitive.array.Natural16_1_0(value=[1, 2, 3]))
+    v_p = pr.Value_1_0(natural16=theirs["uavcan"].primitive.array.Natural16_1_0(value=[1, 2, 3]))
+    cases.append(dict(name="uavcan.register.Value.1.0 (natural16[3])", w=v_w, p=v_p, hand=None))
+
+    # uavcan.register.Access.Request.1.0
+    a_w = wr.Access_1_0.Request(
+        name=mine["uavcan"].register.Name_1_0(name=list(b"uavcan.node.id")),
+        value=wr.Value_1_0(real32=mine["uavcan"].primitive.array.Real32_1_0(value=[1.5, 2.5])),
+    )
+    a_p = pr.Access_1_0.Request(
+        name=theirs["uavcan"].register.Name_1_0(name="uavcan.node.id"),
+        value=pr.Value_1_0(real32=theirs["uavcan"].primitive.array.Real32_1_0(value=[1.5, 2.5])),
+    )
+    cases.append(dict(name="uavcan.register.Access.Request.1.0", w=a_w, p=a_p, hand=None))
+
+    # uavcan.node.port.List.1.0: nested delimited types
+    def port_list(ns: Any) -> Any:
+        port = ns.node.port
+        pubs = port.SubjectIDList_1_0(
+            sparse_list=[port.SubjectID_1_0(value=v) for v in (10, 20, 300, 4000)]
+        )
+        subs = port.SubjectIDList_1_0(sparse_list=[port.SubjectID_1_0(value=v) for v in (7, 8)])
+        clients = port.ServiceIDList_1_0()
+        servers = port.ServiceIDList_1_0()
+        return port.List_1_0(publishers=pubs, subscribers=subs, clients=clients, servers=servers)
+
+    l_w = port_list(mine["uavcan"])
+    l_p = port_list(theirs["uavcan"])
+    for idx in (384, 385, 430):
+        l_w.servers.mask[idx] = True
+        l_p.servers.mask[idx] = True
+    cases.append(dict(name="uavcan.node.port.List.1.0", w=l_w, p=l_p, hand=None))
+
+    # demo.Telemetry.1.0: bit-packed, fixed layout
+    dw = mine["demo"]
+    dp = theirs["demo"]
+    kw = dict(
+        id_=1234,
+        flags=5,
+        x=-300,
+        y=200,
+        z=-5,
+        quality=2,
+        temperature=21.5,
+        battery=40,
+        rssi=-60,
+        valid=True,
+    )
+    t_w = dw.Telemetry_1_0(status=[True, False, True, True, False, False], **kw)
+    t_p = dp.Telemetry_1_0(status=[True, False, True, True, False, False], **kw)
+    t_s = struct.Struct("<HI5s")
+    f16 = struct.Struct("<e")
+
+    def t_pack() -> bytes:
+        # what one would write by hand: one struct, shifts for the packed bytes
+        o = t_w
+        st = o.status
+        bits = st[0] | st[1] << 1 | st[2] << 2 | st[3] << 3 | st[4] << 4 | st[5] << 5
+        temp = int.from_bytes(f16.pack(o.temperature), "little")
+        a = o.id_ | o.flags << 12
+        b = (o.x & 1023) | (o.y & 1023) << 10 | (o.z & 1023) << 20 | o.quality << 30
+        c = bits | temp << 6 | o.battery << 22 | (o.rssi & 127) << 28 | o.valid << 35
+        return t_s.pack(a, b, c.to_bytes(5, "little"))
+
+    t_bytes = t_w.serialize()
+    assert t_pack() == t_bytes, (t_pack().hex(), t_bytes.hex())
+
+    def t_unpack() -> Any:
+        a, b, raw = t_s.unpack_from(t_bytes, 0)
+        c = int.from_bytes(raw, "little")
+        x, y, z = b & 1023, (b >> 10) & 1023, (b >> 20) & 1023
+        return (
+            a & 4095,
+            a >> 12,
+            (x ^ 512) - 512,
+            (y ^ 512) - 512,
+            (z ^ 512) - 512,
+            b >> 30,
+            [c >> i & 1 != 0 for i in range(6)],
+            f16.unpack((c >> 6 & 65535).to_bytes(2, "little"))[0],
+            c >> 22 & 63,
+            ((c >> 28 & 127) ^ 64) - 64,
+            c >> 35 & 1 != 0,
+        )
+
+    t_c = type(t_w)
+
+    def t_unpack_objects() -> Any:
+        values = t_unpack()
+        o = object.__new__(t_c)
+        (
+            o.id_,
+            o.flags,
+            o.x,
+            o.y,
+            o.z,
+            o.quality,
+            o.status,
+            o.temperature,
+            o.battery,
+            o.rssi,
+            o.valid,
+        ) = values
+        return o
+
+    cases.append(
+        dict(
+            name="demo.Telemetry.1.0 (bit-packed)",
+            w=t_w,
+            p=t_p,
+            hand=(t_pack, t_unpack, t_unpack_objects),
+        )
+    )
+    return cases
+
+
+def check(case: dict[str, Any]) -> None:
+    mine = case["w"].serialize()
+    theirs = b"".join(pycyphal.dsdl.serialize(case["p"]))
+    assert mine == theirs, f"{case['name']}: {mine.hex()} != {theirs.hex()}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="fewer, shorter repeats")
+    args = parser.parse_args()
+    repeat, budget = (3, 0.05) if args.quick else (9, 0.1)
+
+    with tempfile.TemporaryDirectory(prefix="bench-dsdl-") as tmp:
+        os.environ.setdefault("WIREPLAN_CACHE_DIR", str(Path(tmp) / "cache"))
+        out = Path(tmp) / "pycyphal"
+        t0 = time.perf_counter()
+        pycyphal.dsdl.compile(str(UAVCAN), [], str(out))
+        pycyphal.dsdl.compile(str(REG), [str(UAVCAN)], str(out))
+        pycyphal_compile = time.perf_counter() - t0
+        pycyphal.dsdl.compile(str(DEMO), [], str(out))
+        sys.path.insert(0, str(out))
+        import demo as p_demo  # type: ignore[import-not-found]
+        import uavcan as p_uavcan  # type: ignore[import-not-found]
+        import uavcan.node.port  # type: ignore[import-not-found]
+        import uavcan.primitive.array  # type: ignore[import-not-found]
+        import uavcan.register  # type: ignore[import-not-found]
+
+        # compile times: pydsdl parse alone, then parse + generate + write
+        t0 = time.perf_counter()
+        types = compiler.read_types([UAVCAN, REG], [])
+        parse = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        compiler.generate(types)
+        generate = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        w_uavcan, _w_reg = load([UAVCAN, REG])
+        first_load = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        load([UAVCAN, REG])
+        cached_load = time.perf_counter() - t0
+        w_demo = load(DEMO)
+
+        mine = {"uavcan": w_uavcan, "demo": w_demo}
+        theirs = {"uavcan": p_uavcan, "demo": p_demo}
+        cases = build_cases(mine, theirs)
+        rows = []
+        ratios = []
+        for case in cases:
+            check(case)
+            w, p = case["w"], case["p"]
+            data = w.serialize()
+            wcls, pcls = type(w), type(p)
+            frag = [memoryview(data)]
+            fns: list[Callable[[], Any]] = [
+                w.serialize,
+                lambda p=p: b"".join(pycyphal.dsdl.serialize(p)),
+                lambda wcls=wcls, data=data: wcls.deserialize(data),
+                lambda pcls=pcls, frag=frag: pycyphal.dsdl.deserialize(pcls, frag),
+            ]
+            if case["hand"] is not None:
+                fns += list(case["hand"])
+            measured = rates(fns, repeat, budget)
+            ws, ps, wd, pd = measured[:4]
+            hs = hd = ho = None
+            if case["hand"] is not None:
+                hs, hd, ho = measured[4:]
+            ratios += [ws / ps, wd / pd]
+            rows.append((case["name"], len(data), wcls._STRATEGY_, ws, ps, wd, pd, hs, hd, ho))
+
+    def k(x: float) -> str:
+        return f"{x / 1000:,.0f}k" if x < 1e6 else f"{x / 1e6:.2f}M"
+
+    print("### Cyphal DSDL: objects/s, wireplan vs pycyphal (same run)\n")
+    print(
+        f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+        f"wireplan {wireplan.__version__}, pycyphal {pycyphal.__version__}, pydsdl {pydsdl.__version__}; "
+        f"medians of {repeat} interleaved rounds.\n"
+    )
+    print(
+        "| type | bytes | strategy | ser wireplan | ser pycyphal | ser x | de wireplan | de pycyphal | de x "
+        "| hand struct: ser / de tuple / de objects | wireplan time / hand: ser / de tuple / de objects |"
+    )
+    print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for name, size, strategy, ws, ps, wd, pd, hs, hd, ho in rows:
+        hand = vs = "-"
+        if hs is not None and hd is not None and ho is not None:
+            hand = f"{k(hs)} / {k(hd)} / {k(ho)}"
+            vs = f"{hs / ws:.2f} / {hd / wd:.2f} / {ho / wd:.2f}"
+        print(
+            f"| `{name}` | {size} | {strategy} | {k(ws)} | {k(ps)} | **{ws / ps:.0f}x** | {k(wd)} | {k(pd)} "
+            f"| **{wd / pd:.0f}x** | {hand} | {vs} |"
+        )
+    geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+    print(
+        f"\nGeometric mean speed-up over pycyphal (serialize and deserialize): **{geo:.0f}x**; "
+        f"lowest: **{min(ratios):.0f}x**.\n"
+    )
+    print("### Compile time of `uavcan` + `reg` (266 serializable types)\n")
+    print("| step | seconds |")
+    print("|---|---:|")
+    print(f"| pydsdl parse (`read_namespace`) | {parse:.2f} |")
+    print(f"| wireplan code generation (after parsing) | {generate:.2f} |")
+    print(
+        f"| `wireplan.dsdl.load` first call (parse + generate + write + import) | {first_load:.2f} |"
+    )
+    print(f"| `wireplan.dsdl.load` cached call | {cached_load:.3f} |")
+    print(f"| pycyphal / nunavut `compile` (for reference) | {pycyphal_compile:.2f} |")
+
+
+if __name__ == "__main__":
+    main()

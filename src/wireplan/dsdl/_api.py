@@ -1,0 +1,232 @@
+"""The verbs of :mod:`wireplan.dsdl`.  pydsdl is imported lazily, through the compiler."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import importlib.util
+import json
+import os
+import shutil
+import sys
+import tempfile
+import threading
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from wireplan.core.atomic import write_bytes
+from wireplan.dsdl import runtime
+from wireplan.dsdl._layout import TypeLayout
+from wireplan.errors import EncodeError, WireplanError
+
+__all__ = [
+    "compile",
+    "deserialize",
+    "from_builtin",
+    "layout",
+    "load",
+    "serialize",
+    "to_builtin",
+]
+
+PathLike = str | os.PathLike[str]
+LAYOUT_FILE = "_wireplan_layout.json"
+_LOCK = threading.Lock()
+
+
+def _paths(dirs: PathLike | Iterable[PathLike]) -> list[Path]:
+    if isinstance(dirs, str | os.PathLike):
+        return [Path(dirs)]
+    return [Path(d) for d in dirs]
+
+
+def _check_dirs(dirs: Sequence[Path]) -> None:
+    for d in dirs:
+        if not d.is_dir():
+            raise WireplanError(f"{d}: not a DSDL namespace folder")
+
+
+def _write_package(
+    roots: Sequence[Path], lookup: Sequence[Path], output: Path
+) -> dict[str, TypeLayout]:
+    from wireplan.dsdl import compiler
+
+    types = compiler.read_types(roots, lookup)
+    files, layouts = compiler.generate(types)
+    by_root: dict[str, list[dict[str, Any]]] = {}
+    for lay in layouts:
+        by_root.setdefault(lay.name.split(".")[0], []).append(lay.to_dict())
+    for rel, text in files.items():
+        target = output / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_bytes(target, text.encode())
+    for root, items in by_root.items():
+        write_bytes(output / root / LAYOUT_FILE, json.dumps(items, indent=1).encode())
+    return {lay.name: lay for lay in layouts}
+
+
+def compile(
+    root_namespace_dirs: PathLike | Iterable[PathLike],
+    *,
+    lookup: PathLike | Iterable[PathLike] = (),
+    output: PathLike,
+) -> Path:
+    """Compile the DSDL root namespaces into an importable package under ``output``.
+
+    Writes one package per root namespace (``output/uavcan/...``), a module
+    per namespace with a class per type and version (``Heartbeat_1_0``);
+    types of ``lookup`` namespaces that the roots use are generated too.
+    Put ``output`` on ``sys.path`` to import them.  Returns ``output``.
+    Raises :class:`~wireplan.dsdl.compiler.CompileError` (a
+    :class:`~wireplan.WireplanError`) on DSDL that pydsdl rejects.
+    """
+    roots, lookups = _paths(root_namespace_dirs), _paths(lookup)
+    _check_dirs([*roots, *lookups])
+    out = Path(output)
+    out.mkdir(parents=True, exist_ok=True)
+    _write_package(roots, lookups, out)
+    return out
+
+
+def cache_dir() -> Path:
+    """Where :func:`load` keeps compiled packages: ``$WIREPLAN_CACHE_DIR``, else the XDG cache."""
+    explicit = os.environ.get("WIREPLAN_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg) if xdg else Path.home() / ".cache"
+    return base / "wireplan" / "dsdl"
+
+
+def _import_package(folder: Path, name: str) -> ModuleType:
+    existing = sys.modules.get(name)
+    if existing is not None:
+        return existing
+    spec = importlib.util.spec_from_file_location(
+        name, folder / "__init__.py", submodule_search_locations=[str(folder)]
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
+
+
+def load(
+    root_namespace_dirs: PathLike | Iterable[PathLike],
+    *,
+    lookup: PathLike | Iterable[PathLike] = (),
+) -> Any:
+    """Compile (only if a source changed) into the cache and import.
+
+    Returns the root namespace package (``uavcan`` with ``uavcan.node``
+    etc. as attributes) for one folder, a tuple of them for several.  The
+    packages are imported under a private parent package named after the
+    source hash, so they do not clash with other ``uavcan`` packages (such
+    as pycyphal's) in the same process.  The cache folder is
+    ``$WIREPLAN_CACHE_DIR`` or ``$XDG_CACHE_HOME/wireplan/dsdl`` (default
+    ``~/.cache/wireplan/dsdl``); an entry is written in a temporary folder
+    and renamed into place, so a crash never leaves a half-written entry.
+    """
+    roots, lookups = _paths(root_namespace_dirs), _paths(lookup)
+    _check_dirs([*roots, *lookups])
+    from wireplan.dsdl import compiler
+
+    digest = compiler.source_digest(roots, lookups)
+    base = cache_dir()
+    entry = base / digest
+    with _LOCK:
+        if not (entry / "__init__.py").exists():
+            base.mkdir(parents=True, exist_ok=True)
+            tmp = Path(tempfile.mkdtemp(prefix=f".{digest}.", dir=base))
+            try:
+                _write_package(roots, lookups, tmp)
+                write_bytes(tmp / "__init__.py", b'"""wireplan DSDL cache entry."""\n')
+                try:
+                    os.rename(tmp, entry)
+                except OSError:
+                    if not (entry / "__init__.py").exists():
+                        raise
+            finally:
+                if tmp.exists():
+                    shutil.rmtree(tmp, ignore_errors=True)
+        package = f"_wireplan_dsdl_{digest}"
+        _import_package(entry, package)
+        mods = tuple(importlib.import_module(f"{package}.{_root_name(r)}") for r in roots)
+    return mods[0] if isinstance(root_namespace_dirs, str | os.PathLike) else mods
+
+
+def _root_name(folder: Path) -> str:
+    return folder.resolve().name
+
+
+def _is_generated(cls: Any) -> bool:
+    return isinstance(cls, type) and hasattr(cls, "_FIELDS_") and hasattr(cls, "_FULL_NAME_")
+
+
+def layout(
+    type_: Any,
+    root_namespace_dirs: PathLike | Iterable[PathLike] | None = None,
+    *,
+    lookup: PathLike | Iterable[PathLike] = (),
+) -> TypeLayout:
+    """The layout of a type: per field, its offset set (min, max, alignment) and strategy.
+
+    ``type_`` is a generated class (the report compiled with it is read, no
+    pydsdl needed), or a full name such as ``"uavcan.node.Heartbeat.1.0"``
+    together with the namespace folders to read it from.
+    """
+    if _is_generated(type_):
+        module = sys.modules[type_.__module__]
+        folder = Path(module.__file__ or ".").parent
+        while folder.parent != folder and not (folder / LAYOUT_FILE).exists():
+            folder = folder.parent
+        with contextlib.suppress(OSError):
+            items = json.loads((folder / LAYOUT_FILE).read_text())
+            for item in items:
+                if item["name"] == type_._FULL_NAME_:
+                    return TypeLayout.from_dict(item)
+        raise WireplanError(f"no layout report for {type_._FULL_NAME_}")
+    if not isinstance(type_, str) or root_namespace_dirs is None:
+        raise TypeError("layout() takes a generated class, or a type name and the DSDL folders")
+    from wireplan.dsdl import compiler
+
+    roots, lookups = _paths(root_namespace_dirs), _paths(lookup)
+    _check_dirs([*roots, *lookups])
+    types = compiler.read_types(roots, lookups)
+    wanted = compiler.find_type(types, type_)
+    for lay in compiler.analyse([wanted]):
+        if lay.name == type_:
+            return lay
+    raise WireplanError(f"{type_} is a service: ask for its Request or Response")
+
+
+def serialize(obj: Any) -> bytes:
+    """The bytes of a generated object (``obj.serialize()``)."""
+    if not _is_generated(type(obj)):
+        raise EncodeError(f"not a DSDL object: {type(obj).__name__}")
+    data: bytes = obj.serialize()
+    return data
+
+
+def deserialize(cls: type, data: Any) -> Any:
+    """Decode ``data`` as ``cls`` (``cls.deserialize(data)``); raises ``DecodeError``."""
+    if not _is_generated(cls):
+        raise TypeError(f"not a generated DSDL class: {cls!r}")
+    return cls.deserialize(data)  # type: ignore[attr-defined]
+
+
+def to_builtin(obj: Any) -> dict[str, Any]:
+    """Plain data as ``pydsdl.deserialize`` gives it (dicts, one-key dicts for unions, lists)."""
+    return runtime.to_builtin(obj)
+
+
+def from_builtin(cls: type, data: dict[str, Any]) -> Any:
+    """Build a ``cls`` object from plain data as ``pydsdl.serialize`` takes it."""
+    return runtime.from_builtin(cls, data)

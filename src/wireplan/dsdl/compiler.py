@@ -1,0 +1,1672 @@
+"""DSDL -> Python code generator: layout analysis, strategy, code.
+
+The only module of wireplan that imports :mod:`pydsdl`.
+
+For every composite type the generator walks the fields with a static
+knowledge of the bit position (exact within the current *run*, or only
+known at run time after a variable-length field whose element width is not
+a multiple of 8) and chooses, per field, the cheapest code that is proven
+correct:
+
+``struct``
+    a byte-aligned 8/16/32/64-bit field: one code of a precompiled
+    ``struct.Struct`` that covers the whole run of such fields;
+``bit-group``
+    fields that do not start or end on a byte boundary, but whose bit
+    offset is known statically: packed with shifts into an integer that is
+    itself one code of the same ``struct.Struct``;
+``byte-copy``
+    a variable-length array of byte-sized primitives at a byte boundary:
+    ``struct`` with a repeat count (or ``bytes()`` for ``uint8``);
+``bit-stream``
+    a field whose alignment cannot be proven: shifted into a running
+    integer at a run-time bit position;
+``inline``
+    a sealed nested structure, serialized in place in its container's run;
+``call``
+    a union, a delimited (appendable) nested type, or an array of
+    composites: through the nested type's own routine.
+
+The offsets reported by :func:`layout` are pydsdl's bit length sets
+(``iterate_fields_with_offsets``), so the report can be checked against
+the strategy: a ``struct`` field is always byte-aligned there.
+"""
+
+from __future__ import annotations
+
+import builtins
+import hashlib
+import keyword
+import os
+import struct
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pydsdl
+
+from wireplan import __version__
+from wireplan.dsdl._layout import FieldLayout, TypeLayout
+from wireplan.errors import WireplanError
+
+__all__ = [
+    "CompileError",
+    "FieldLayout",
+    "TypeLayout",
+    "analyse",
+    "generate",
+    "read_types",
+    "source_digest",
+]
+
+GENERATOR_VERSION = "1"
+IMPL_MODULE = "_wireplan_impl"
+
+_RESERVED = frozenset(
+    {"serialize", "deserialize", "to_builtin", "from_builtin", "mro", "Request", "Response"}
+)
+_INT_CODE = {(8, False): "B", (16, False): "H", (32, False): "I", (64, False): "Q"}
+_INT_CODE.update({(8, True): "b", (16, True): "h", (32, True): "i", (64, True): "q"})
+_FLOAT_CODE = {16: "e", 32: "f", 64: "d"}
+_GROUP_CODE = {1: "B", 2: "H", 4: "I", 8: "Q"}
+
+
+class CompileError(WireplanError):
+    """A DSDL source that pydsdl rejects, or a type this compiler cannot handle."""
+
+
+# ------------------------------------------------------------------------------------ reading
+
+
+def _as_paths(dirs: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> list[Path]:
+    if isinstance(dirs, str | os.PathLike):
+        return [Path(dirs)]
+    return [Path(d) for d in dirs]
+
+
+def read_types(roots: Sequence[Path], lookup: Sequence[Path]) -> list[pydsdl.CompositeType]:
+    """Every type of ``roots`` (all versions), read by pydsdl."""
+    out: list[pydsdl.CompositeType] = []
+    for root in roots:
+        others = [str(p) for p in [*roots, *lookup] if Path(p).resolve() != root.resolve()]
+        try:
+            out.extend(pydsdl.read_namespace(str(root), others))
+        except pydsdl.FrontendError as exc:
+            raise CompileError(f"{root}: {exc}") from None
+    return out
+
+
+def source_digest(roots: Sequence[Path], lookup: Sequence[Path]) -> str:
+    """A hash of every ``.dsdl`` file under the folders, of wireplan's and pydsdl's versions."""
+    h = hashlib.sha256()
+    h.update(f"wireplan {__version__} gen {GENERATOR_VERSION} pydsdl {pydsdl.__version__}".encode())
+    h.update(Path(__file__).read_bytes())  # a changed generator invalidates the cache too
+    for label, dirs in (("root", roots), ("lookup", lookup)):
+        for d in dirs:
+            d = Path(d).resolve()
+            h.update(f"\0{label}\0{d}\0".encode())
+            for path in sorted(d.rglob("*.dsdl")):
+                h.update(str(path.relative_to(d)).encode() + b"\0")
+                h.update(path.read_bytes())
+    return h.hexdigest()[:24]
+
+
+# ------------------------------------------------------------------------------------ naming
+
+
+def _unwrap(t: Any) -> Any:
+    return t.inner_type if isinstance(t, pydsdl.DelimitedType) else t
+
+
+_PY_RESERVED = frozenset(keyword.kwlist) | frozenset(dir(builtins))
+
+
+def _attr(name: str) -> str:
+    """The Python attribute of a DSDL field: as nunavut names it (``id`` -> ``id_``)."""
+    return name + "_" if name in _PY_RESERVED or name in _RESERVED else name
+
+
+@dataclass
+class _Unit:
+    """One generated class: a message type, or a service's request or response."""
+
+    t: Any  # the type as pydsdl gives it (maybe DelimitedType)
+    ident: str  # identifier in the implementation module
+    namespace: str  # "uavcan.node"
+    root: str
+    cls_name: str  # "Heartbeat_1_0" or "Request"
+    qualname: str  # "Heartbeat_1_0" or "Access_1_0.Request"
+
+    @property
+    def inner(self) -> Any:
+        return _unwrap(self.t)
+
+
+def _key(t: Any) -> tuple[str, int, int]:
+    t = _unwrap(t)
+    return (t.full_name, t.version.major, t.version.minor)
+
+
+# ------------------------------------------------------------------------------------ layout report
+
+
+def _alignment(offsets: Any) -> int:
+    a = 64
+    while a > 1 and not offsets.is_aligned_at(a):
+        a //= 2
+    return a
+
+
+# ------------------------------------------------------------------------------------ code emission
+
+
+class _Module:
+    """Module-level constants shared by the generated functions of one implementation module."""
+
+    def __init__(self) -> None:
+        self.structs: dict[str, str] = {}
+        self.caches: dict[tuple[str, str], str] = {}
+
+    def struct(self, fmt: str) -> str:
+        name = self.structs.get(fmt)
+        if name is None:
+            name = f"_S{len(self.structs)}"
+            self.structs[fmt] = name
+        return name
+
+    def cache(self, head: str, code: str) -> str:
+        name = self.caches.get((head, code))
+        if name is None:
+            name = f"_C{len(self.caches)}"
+            self.caches[(head, code)] = name
+        return name
+
+    def header(self) -> list[str]:
+        out = [f"{name} = _Struct({fmt!r})" for fmt, name in self.structs.items()]
+        out += [
+            f"{name} = _rt.StructCache({head!r}, {code!r})"
+            for (head, code), name in self.caches.items()
+        ]
+        return out
+
+
+def _prim_info(t: Any) -> tuple[str, int, bool]:
+    """('u'|'i'|'f'|'b'|'v', bits, saturated)."""
+    sat = getattr(t, "cast_mode", None) == pydsdl.PrimitiveType.CastMode.SATURATED
+    if isinstance(t, pydsdl.BooleanType):
+        return ("b", 1, True)
+    if isinstance(t, pydsdl.VoidType):
+        return ("v", t.bit_length, False)
+    if isinstance(t, pydsdl.FloatType):
+        return ("f", t.bit_length, sat)
+    if isinstance(t, pydsdl.SignedIntegerType):
+        return ("i", t.bit_length, sat)
+    if isinstance(t, pydsdl.UnsignedIntegerType):
+        return ("u", t.bit_length, sat)
+    raise CompileError(f"unsupported primitive {t}")  # pragma: no cover
+
+
+def _byte_code(t: Any) -> str | None:
+    """The struct code of a primitive that occupies whole bytes, else None."""
+    if isinstance(t, pydsdl.FloatType):
+        return _FLOAT_CODE[t.bit_length]
+    if isinstance(t, pydsdl.BooleanType | pydsdl.VoidType):
+        return None
+    if isinstance(t, pydsdl.IntegerType):
+        return _INT_CODE.get((t.bit_length, isinstance(t, pydsdl.SignedIntegerType)))
+    return None
+
+
+def _is_composite(t: Any) -> bool:
+    return isinstance(t, pydsdl.CompositeType)
+
+
+SMALL_BOOLS = 16  # fixed bool arrays up to this size are packed with inline code
+LARGE = 64  # arrays of numbers or bools with at least this many elements are numpy arrays
+
+
+def _is_large(t: Any) -> bool:
+    """Whether an array's values may be a numpy array (with ``LARGE`` elements or more)."""
+    el = t.element_type
+    if isinstance(el, pydsdl.UTF8Type | pydsdl.ByteType) or t.capacity < LARGE:
+        return False
+    return isinstance(el, pydsdl.BooleanType) or _byte_code(el) is not None
+
+
+class _Gen:
+    """State shared by the emitters of one compilation."""
+
+    def __init__(self, units: dict[tuple[str, int, int], _Unit], root: str) -> None:
+        self.units = units
+        self.root = root
+        self.mod = _Module()
+        self.external: set[str] = set()
+
+    def ident(self, t: Any) -> str:
+        unit = self.units[_key(t)]
+        if unit.root != self.root:
+            self.external.add(unit.ident)
+        return unit.ident
+
+
+class _Emitter:
+    """Lines of one function with indentation and fresh local names."""
+
+    def __init__(self, gen: _Gen, report: list[FieldLayout] | None) -> None:
+        self.gen = gen
+        self.lines: list[str] = []
+        self.indent = 1
+        self.n = 0
+        self.report = report
+        self.steps = 0  # statements that move bytes, beyond bindings
+
+    def new(self, prefix: str = "v") -> str:
+        self.n += 1
+        return f"{prefix}{self.n}"
+
+    def emit(self, line: str) -> None:
+        self.lines.append("    " * self.indent + line)
+
+    def note(self, path: str, t: Any, offsets: Any, strategy: str, reason: str) -> None:
+        if self.report is None or offsets is None:
+            return
+        self.report.append(
+            FieldLayout(
+                path=path.lstrip("."),
+                type=str(t),
+                offset_min=int(offsets.min),
+                offset_max=int(offsets.max),
+                alignment=_alignment(offsets),
+                strategy=strategy,
+                reason=reason,
+            )
+        )
+
+
+def _fields_with_offsets(t: Any, base: Any) -> list[tuple[Any, Any]]:
+    if base is None:
+        return [(f, None) for f in t.fields]
+    if isinstance(t, pydsdl.UnionType):
+        return list(t.iterate_fields_with_offsets(base))
+    return list(t.iterate_fields_with_offsets(base))
+
+
+# ---------------------------------------------------------------- serialization
+
+
+class _Ser(_Emitter):
+    """Emits ``def f(self, out)`` appending a value's bytes to the bytearray ``out``."""
+
+    def __init__(self, gen: _Gen, report: list[FieldLayout] | None = None) -> None:
+        super().__init__(gen, report)
+        self.mode = "byte"
+        self.items: list[tuple[str, str | None]] = []
+        self.checks: list[str] = []
+        self.pre: list[str] = []
+        self.parts: list[str] = []
+        self.gbits = 0
+        self.group_fields: list[str] = []
+        self.group_has_shift = False
+
+    # -- byte mode runs
+    def _group_add(self, part: str | None, bits: int) -> None:
+        if part is not None:
+            if self.gbits:
+                self.parts.append(f"{part} << {self.gbits}")
+                self.group_has_shift = True
+            else:
+                self.parts.append(part)
+        self.gbits += bits
+        if self.gbits % 8 == 0:
+            self._group_close()
+
+    def _group_close(self) -> None:
+        k = self.gbits // 8
+        expr = " | ".join(self.parts) if self.parts else "0"
+        if not self.parts:
+            self.items.append((f"{k}x", None))
+        elif k in _GROUP_CODE:
+            self.items.append((_GROUP_CODE[k], expr if len(self.parts) == 1 else f"({expr})"))
+        else:
+            self.items.append((f"{k}s", f"({expr}).to_bytes({k}, 'little')"))
+        self.parts = []
+        self.gbits = 0
+        self.group_has_shift = False
+
+    def _checks_line(self) -> None:
+        if self.checks:
+            self.emit(f"if {' | '.join(self.checks)}:")
+            self.emit("    raise OverflowError")
+            self.checks = []
+        for line in self.pre:
+            self.emit(line)
+        self.pre = []
+
+    def flush(self, tail: tuple[str, str, str] | None = None) -> None:
+        """Pack the pending run; ``tail`` = (count_var, code, seq_var) of a runtime-sized array."""
+        assert self.mode == "byte" and self.gbits == 0
+        if not self.items and tail is None:
+            self._checks_line()
+            return
+        self._checks_line()
+        codes = "".join(c for c, _ in self.items)
+        args = [e for _, e in self.items if e is not None]
+        if tail is None:
+            name = self.gen.mod.struct("<" + codes)
+            self.emit(f"out += {name}.pack({', '.join(args)})")
+        else:
+            count, code, seq = tail
+            cache = self.gen.mod.cache("<" + codes, code)
+            self.emit(f"out += {cache}[{count}].pack({', '.join([*args, '*' + seq])})")
+        self.items = []
+        self.steps += 1
+
+    def to_bits(self) -> None:
+        if self.mode == "bits":
+            return
+        open_group = " | ".join(self.parts) if self.parts else "0"
+        bits = self.gbits
+        self.parts = []
+        self.gbits = 0
+        self.flush()
+        self.emit(f"acc = {open_group}")
+        self.emit(f"pos = {bits}")
+        self.mode = "bits"
+        self.steps += 1
+
+    def align8(self) -> None:
+        if self.mode == "bits":
+            self.emit("out += acc.to_bytes((pos + 7) >> 3, 'little')")
+            self.mode = "byte"
+            self.steps += 1
+        elif self.gbits:
+            self._group_add(None, 8 - self.gbits % 8)
+
+    def bind(self, expr: str) -> str:
+        if expr.isidentifier():
+            return expr
+        v = self.new()
+        self.emit(f"{v} = {expr}")
+        return v
+
+    # -- leaves
+    def prim(self, t: Any, expr: str, path: str, offsets: Any) -> None:
+        kind, bits, _ = _prim_info(t)
+        if kind == "v":
+            if self.mode == "bits":
+                self.emit(f"pos += {bits}")
+            elif self.gbits == 0 and bits % 8 == 0:
+                self.items.append((f"{bits // 8}x", None))
+            else:
+                self._group_add(None, bits)
+            self.note(
+                path, t, offsets, "struct" if self.mode == "byte" else "bit-stream", "zero padding"
+            )
+            return
+        v = self.bind(expr)
+        code = _byte_code(t)
+        if self.mode == "byte":
+            if self.gbits == 0 and code is not None:
+                self.items.append((code, v))
+                self.note(
+                    path, t, offsets, "struct", f"byte-aligned {bits}-bit, struct code {code!r}"
+                )
+                return
+            start = self.gbits
+            part, check = self._part(kind, bits, v)
+            if check:
+                self.checks.append(check)
+            self._group_add(part, bits)
+            if start == 0 and (self.gbits == 0 or self.gbits >= bits) and bits < 8:
+                self.note(
+                    path, t, offsets, "struct", f"{bits}-bit at a byte boundary, masked in its byte"
+                )
+            else:
+                self.note(
+                    path,
+                    t,
+                    offsets,
+                    "bit-group",
+                    f"{bits}-bit at static bit {start} of a byte group",
+                )
+            return
+        part, check = self._part(kind, bits, v)
+        if kind == "b":
+            self.emit(f"if {v}:")
+            self.emit("    acc |= 1 << pos")
+        else:
+            if check:
+                self.emit(f"if {check}:")
+                self.emit("    raise OverflowError")
+            self.emit(f"acc |= {part} << pos")
+        self.emit(f"pos += {bits}")
+        self.note(path, t, offsets, "bit-stream", "alignment not provable: run-time bit position")
+
+    @staticmethod
+    def _part(kind: str, bits: int, v: str) -> tuple[str, str | None]:
+        if kind == "u":
+            return v, f"({v} >> {bits})"
+        if kind == "i":
+            return f"({v} & {(1 << bits) - 1})", f"(({v} + {1 << (bits - 1)}) >> {bits})"
+        if kind == "b":
+            return v, f"({v} >> 1)"
+        return f"_fb({v}, {bits})", None
+
+    def _array_int(self, el: Any, v: str) -> str:
+        """An expression: the bits of array ``v`` as one int."""
+        if isinstance(el, pydsdl.BooleanType):
+            return f"_b2i({v})"
+        code = _byte_code(el)
+        if code == "B":
+            return f"int.from_bytes({self._u8(v)}, 'little')"
+        if code is not None:
+            return f"int.from_bytes(_pack_array({code!r}, {v}), 'little')"
+        kind, bits, _ = _prim_info(el)
+        return f"_i2i({v}, {bits}, {kind == 'i'})"
+
+    @staticmethod
+    def _u8(v: str) -> str:
+        return f"(bytes({v}) if {v}.__class__ is list else _pack_array('B', {v}))"
+
+    def array(self, t: Any, expr: str, path: str, offsets: Any) -> None:
+        el = t.element_type
+        large = _is_large(t)
+        cap = t.capacity
+        v = self.bind(expr)
+        fixed = isinstance(t, pydsdl.FixedLengthArrayType)
+        if _is_composite(el):
+            self.align8()
+            n = self.new("n")
+            self.emit(f"{n} = len({v})")
+            if fixed:
+                self.checks.append(f"({n} != {cap})")
+            else:
+                self.checks.append(f"({n} > {cap})")
+                self.items.append((_INT_CODE[(t.length_field_type.bit_length, False)], n))
+            self.flush()
+            fn = self._composite_fn(el)
+            e = self.new("e")
+            self.emit(f"for {e} in {v}:")
+            self.emit(f"    {fn}({e}, out)")
+            self.steps += 1
+            self.note(path, t, offsets, "call", "array of composites: element routine in a loop")
+            return
+        code = _byte_code(el)
+        if fixed:
+            if self.mode == "byte" and self.gbits == 0 and code is not None:
+                self.checks.append(f"(len({v}) - {cap})")
+                if code == "B":
+                    self.items.append((f"{cap}s", self._u8(v)))
+                elif large:
+                    self.items.append(
+                        (f"{cap * el.bit_length // 8}s", f"_pack_array({code!r}, {v})")
+                    )
+                else:
+                    self.items.append((f"{cap}{code}", f"*{v}"))
+                self.note(
+                    path, t, offsets, "struct", f"byte-aligned, struct repeat count {cap}{code}"
+                )
+                return
+            width = cap * el.bit_length
+            if isinstance(el, pydsdl.BooleanType) and 0 < cap <= SMALL_BOOLS:
+                # a few bools: unpacked (which checks the length) and or-ed in place
+                names = [self.new("e") for _ in range(cap)]
+                self.emit(f"{', '.join(names)}, = {v}")
+                bits = " | ".join(f"({1 << i} if {e} else 0)" for i, e in enumerate(names))
+                if self.mode == "byte":
+                    self._group_add(f"({bits})", width)
+                    self.note(path, t, offsets, "bit-group", f"{width} bits at a static bit offset")
+                    return
+                self.emit(f"acc |= ({bits}) << pos")
+                self.emit(f"pos += {width}")
+                self.note(
+                    path, t, offsets, "bit-stream", "alignment not provable: run-time bit position"
+                )
+                return
+            if self.mode == "byte":
+                self.checks.append(f"(len({v}) - {cap})")
+                self._group_add(f"{self._array_int(el, v)}", width)
+                self.note(path, t, offsets, "bit-group", f"{width} bits at a static bit offset")
+                return
+            self.emit(f"if len({v}) != {cap}:")
+            self.emit("    raise OverflowError")
+            self.emit(f"acc |= {self._array_int(el, v)} << pos")
+            self.emit(f"pos += {width}")
+            self.note(
+                path, t, offsets, "bit-stream", "alignment not provable: run-time bit position"
+            )
+            return
+        # variable length: the length prefix, then the elements
+        n = self.new("n")
+        self.emit(f"{n} = len({v})")
+        lbits = t.length_field_type.bit_length
+        if self.mode == "byte":
+            self.checks.append(f"({n} > {cap})")
+            if self.gbits == 0:
+                self.items.append((_INT_CODE[(lbits, False)], n))
+            else:
+                self._group_add(n, lbits)
+        else:
+            self.emit(f"if {n} > {cap}:")
+            self.emit("    raise OverflowError")
+            self.emit(f"acc |= {n} << pos")
+            self.emit(f"pos += {lbits}")
+        if self.mode == "byte" and self.gbits == 0 and code is not None:
+            if code == "B":
+                self.flush()
+                self.emit(f"out += {self._u8(v)}")
+                self.steps += 1
+                self.note(path, t, offsets, "byte-copy", "byte-aligned array: one bytes copy")
+            elif large:
+                # a list goes out with the run in one pack; a numpy array as one tobytes()
+                self._checks_line()
+                codes = "".join(c for c, _ in self.items)
+                args = [e for _, e in self.items if e is not None]
+                cache = self.gen.mod.cache("<" + codes, code)
+                head = (
+                    f"    out += {self.gen.mod.struct('<' + codes)}.pack({', '.join(args)})"
+                    if self.items
+                    else None
+                )
+                self.emit(f"if {v}.__class__ is list:")
+                self.emit(f"    out += {cache}[{n}].pack({', '.join([*args, '*' + v])})")
+                self.emit(f"elif {v}.__class__ is _ndarray and {v}.dtype is _DT_{code}:")
+                if head:
+                    self.emit(head)
+                self.emit(f"    out += {v}.tobytes()")
+                self.emit("else:")
+                if head:
+                    self.emit(head)
+                self.emit(f"    out += _pack_array({code!r}, {v})")
+                self.items = []
+                self.steps += 2
+                self.note(path, t, offsets, "byte-copy", "byte-aligned array: one bytes copy")
+            else:
+                self.flush(tail=(n, code, v))
+                self.note(
+                    path,
+                    t,
+                    offsets,
+                    "byte-copy",
+                    f"byte-aligned, struct with a run-time count of {code!r}",
+                )
+            return
+        self.to_bits()
+        self.emit(f"acc |= {self._array_int(el, v)} << pos")
+        self.emit(f"pos += {n} * {el.bit_length}" if el.bit_length != 1 else f"pos += {n}")
+        self.note(
+            path,
+            t,
+            offsets,
+            "bit-stream",
+            "elements not byte-aligned: packed into a run-time bit position",
+        )
+
+    def _composite_fn(self, t: Any) -> str:
+        ident = self.gen.ident(t)
+        return f"_sd_{ident}" if isinstance(t, pydsdl.DelimitedType) else f"_s_{ident}"
+
+    def composite(self, t: Any, expr: str, path: str, offsets: Any) -> None:
+        self.align8()
+        if isinstance(t, (pydsdl.DelimitedType, pydsdl.UnionType)):
+            v = self.bind(expr)
+            self.flush()
+            self.emit(f"{self._composite_fn(t)}({v}, out)")
+            self.steps += 1
+            why = (
+                "delimited: its own routine behind a length header"
+                if isinstance(t, pydsdl.DelimitedType)
+                else "union: its own routine per variant"
+            )
+            self.note(path, t, offsets, "call", why)
+            return
+        v = self.bind(expr)
+        self.note(path, t, offsets, "inline", "sealed structure serialized in place")
+        self.structure(t, v, path, offsets)
+        self.align8()
+
+    def value(self, t: Any, expr: str, path: str, offsets: Any) -> None:
+        if t.alignment_requirement == 8:
+            self.align8()
+        if isinstance(t, pydsdl.ArrayType):
+            self.array(t, expr, path, offsets)
+        elif _is_composite(t):
+            self.composite(t, expr, path, offsets)
+        else:
+            self.prim(t, expr, path, offsets)
+
+    def structure(self, t: Any, obj: str, path: str, base: Any) -> None:
+        for f, off in _fields_with_offsets(t, base):
+            if isinstance(f, pydsdl.PaddingField):
+                self.prim(f.data_type, "", f"{path}.<void>", off)
+            else:
+                self.value(f.data_type, f"{obj}.{_attr(f.name)}", f"{path}.{f.name}", off)
+
+
+# ---------------------------------------------------------------- deserialization
+
+
+class _Des(_Emitter):
+    """Emits ``def f(b, o, n)`` returning ``(value, next_byte_offset)``.
+
+    ``b`` is padded with zeros up to the type's maximum size (so no read is
+    out of bounds, which also implements the implicit zero extension), ``n``
+    is the real length of the data, used by delimiter header checks.
+    """
+
+    def __init__(self, gen: _Gen, report: list[FieldLayout] | None = None) -> None:
+        super().__init__(gen, report)
+        self.mode = "byte"
+        self.so = 0  # static byte offset from `o` (byte mode)
+        self.run_start = 0
+        self.items: list[tuple[str, str | None, int]] = []  # (code, target, value count)
+        self.post: list[str] = []
+        self.gvar = ""
+        self.gbits = 0
+        self.gstart = 0
+        self.gx: list[str] = []
+
+    def flush(self) -> None:
+        if self.items:
+            codes = "".join(c for c, _, _ in self.items)
+            name = self.gen.mod.struct("<" + codes)
+            targets = [(t, c) for _, t, c in self.items if t is not None]
+            at = f"o + {self.run_start}" if self.run_start else "o"
+            call = f"{name}.unpack_from(b, {at})"
+            multi = [t for t, c in targets if c > 1]
+            if not targets:
+                pass
+            elif not multi:
+                names = ", ".join(t for t, _ in targets)
+                self.emit(f"{names}, = {call}" if len(targets) == 1 else f"{names} = {call}")
+            elif len(multi) == 1:
+                names = ", ".join(("*" + t) if c > 1 else t for t, c in targets)
+                self.emit(f"{names}, = {call}" if len(targets) == 1 else f"{names} = {call}")
+            else:
+                tup = self.new("t")
+                self.emit(f"{tup} = {call}")
+                i = 0
+                for t, c in targets:
+                    if c > 1:
+                        self.emit(f"{t} = list({tup}[{i}:{i + c}])")
+                    else:
+                        self.emit(f"{t} = {tup}[{i}]")
+                    i += c
+            self.items = []
+            self.steps += 1
+        for line in self.post:
+            self.emit(line)
+        self.post = []
+        self.run_start = self.so
+
+    def pin(self) -> None:
+        """Make the run-time ``o`` the current position (byte mode, aligned)."""
+        self.flush()
+        if self.so:
+            self.emit(f"o += {self.so}")
+        self.so = 0
+        self.run_start = 0
+
+    def _group_open(self) -> None:
+        if self.gbits == 0:
+            self.gvar = self.new("g")
+            self.gstart = self.so
+            self.gx = []
+
+    def _group_add(self, bits: int) -> None:
+        self.gbits += bits
+        if self.gbits % 8 == 0:
+            k = self.gbits // 8
+            if not self.gx:
+                self.items.append((f"{k}x", None, 0))
+            elif k in _GROUP_CODE:
+                self.items.append((_GROUP_CODE[k], self.gvar, 1))
+                self.post.extend(self.gx)
+            else:
+                raw = self.gvar + "r"
+                self.items.append((f"{k}s", raw, 1))
+                self.post.append(f"{self.gvar} = int.from_bytes({raw}, 'little')")
+                self.post.extend(self.gx)
+            self.so += k
+            self.gbits = 0
+            self.gx = []
+
+    def to_bits(self) -> None:
+        if self.mode == "bits":
+            return
+        if self.gbits:
+            k = (self.gbits + 7) // 8
+            gvar, gx, gstart, bits = self.gvar, self.gx, self.gstart, self.gbits
+            self.gbits = 0
+            self.gx = []
+            self.flush()
+            if gx:
+                lo = f"o + {gstart}" if gstart else "o"
+                self.emit(f"{gvar} = int.from_bytes(b[{lo}:o + {gstart + k}], 'little')")
+                for line in gx:
+                    self.emit(line)
+            self.emit(f"p = (o + {gstart}) * 8 + {bits}" if gstart else f"p = o * 8 + {bits}")
+        else:
+            self.flush()
+            self.emit(f"p = (o + {self.so}) * 8" if self.so else "p = o * 8")
+        self.mode = "bits"
+        self.steps += 1
+
+    def align8(self) -> None:
+        if self.mode == "bits":
+            self.flush()
+            self.emit("o = (p + 7) >> 3")
+            self.mode = "byte"
+            self.so = 0
+            self.run_start = 0
+        elif self.gbits:
+            self._group_add(8 - self.gbits % 8)
+
+    @staticmethod
+    def _convert(kind: str, bits: int, raw: str) -> str:
+        if kind == "u":
+            return raw
+        if kind == "i":
+            h = 1 << (bits - 1)
+            return f"(({raw}) ^ {h}) - {h}"
+        if kind == "b":
+            return f"{raw} != 0"
+        return f"_bf({raw}, {bits})"
+
+    def _bits_read(self, bits: int) -> str:
+        """Expression: ``bits`` bits at run-time bit position ``p``."""
+        return (
+            f"(int.from_bytes(b[p >> 3:(p + {bits + 7}) >> 3], 'little') >> (p & 7)) "
+            f"& {(1 << bits) - 1}"
+        )
+
+    def prim(self, t: Any, path: str, offsets: Any, target: str | None = None) -> str:
+        kind, bits, _ = _prim_info(t)
+        if kind == "v":
+            if self.mode == "bits":
+                self.emit(f"p += {bits}")
+            elif self.gbits == 0 and bits % 8 == 0:
+                self.items.append((f"{bits // 8}x", None, 0))
+                self.so += bits // 8
+            else:
+                self._group_open()
+                self._group_add(bits)
+            return "None"
+        v = target or self.new()
+        code = _byte_code(t)
+        if self.mode == "byte":
+            if self.gbits == 0 and code is not None:
+                self.items.append((code, v, 1))
+                self.so += bits // 8
+                return v
+            self._group_open()
+            shift = self.gbits
+            g = self.gvar
+            if kind == "b":
+                self.gx.append(f"{v} = {g} & {1 << shift} != 0")
+            else:
+                raw = (
+                    f"({g} >> {shift}) & {(1 << bits) - 1}" if shift else f"{g} & {(1 << bits) - 1}"
+                )
+                self.gx.append(f"{v} = {self._convert(kind, bits, raw)}")
+            self._group_add(bits)
+            return v
+        if kind == "b":
+            self.emit(f"{v} = (b[p >> 3] >> (p & 7)) & 1 != 0")
+        else:
+            self.emit(f"{v} = {self._bits_read(bits)}")
+            if kind != "u":
+                self.emit(f"{v} = {self._convert(kind, bits, v)}")
+        self.emit(f"p += {bits}")
+        return v
+
+    def _from_int(self, el: Any, raw: str, count: str, target: str, large: bool) -> list[str]:
+        """Lines turning the int ``raw`` holding ``count`` elements into a list ``target``."""
+        if isinstance(el, pydsdl.BooleanType):
+            if large:
+                fn = "_i2b_np" if count.isdigit() else "_i2b_auto"
+                return [f"{target} = {fn}({raw}, {count})"]
+            return [f"{target} = _i2b({raw}, {count})"]
+        code = _byte_code(el)
+        size = el.bit_length // 8
+        if code is not None:
+            data = (
+                f"({raw}).to_bytes({count} * {size}, 'little')"
+                if size != 1
+                else f"({raw}).to_bytes({count}, 'little')"
+            )
+            if large:
+                fn = "_np_from" if count.isdigit() else "_numbers"
+                return [f"{target} = {fn}({data}, {code!r}, {count}, 0)"]
+            if code == "B":
+                return [f"{target} = list({data})"]
+            return [f"{target} = _unpack_array({code!r}, {count}, {data}, 0)"]
+        kind, bits, _ = _prim_info(el)
+        return [f"{target} = _i2i_r({raw}, {bits}, {count}, {kind == 'i'})"]
+
+    def _finish_special(self, el: Any, v: str, path: str, at: str) -> None:
+        """utf8 arrays become str, byte arrays bytes (pydsdl's convention)."""
+        if isinstance(el, pydsdl.UTF8Type):
+            self.emit(f"{v} = _utf8({v}, {at}, {('$' + path)!r})")
+        elif isinstance(el, pydsdl.ByteType):
+            self.emit(f"{v} = bytes({v})")
+
+    def array(self, t: Any, path: str, offsets: Any) -> str:
+        el = t.element_type
+        cap = t.capacity
+        fixed = isinstance(t, pydsdl.FixedLengthArrayType)
+        v = self.new("a")
+        large = _is_large(t)
+        special = isinstance(el, pydsdl.UTF8Type | pydsdl.ByteType)
+        if fixed:
+            count = str(cap)
+        else:
+            if self.mode == "bits":
+                self.emit("q = p >> 3")
+                at = "q"
+            else:
+                at = f"o + {self.so}" if self.so else "o"
+            count = self.prim(t.length_field_type, path, None)
+            if self.mode == "byte" and self.gbits:
+                self.to_bits()
+            else:
+                self.flush()
+            self.emit(f"if {count} > {cap}:")
+            self.emit(
+                f"    raise _DecodeError(f'array length {{{count}}} exceeds capacity {cap}', "
+                f"{at}, {('$' + path)!r})"
+            )
+        if _is_composite(el):
+            self.align8()
+            self.pin()
+            fn = self._composite_fn(el)
+            e = self.new("e")
+            i = self.new("i")
+            self.emit(f"{v} = []")
+            self.emit("try:")
+            self.emit(f"    for {i} in range({count}):")
+            self.emit(f"        {e}, o = {fn}(b, o, n)")
+            self.emit(f"        {v}.append({e})")
+            self.emit("except _DecodeError as exc:")
+            self.emit(f"    raise exc.under(f{(path + '[{' + i + '}]')!r}) from None")
+            self.steps += 1
+            return v
+        code = _byte_code(el)
+        size = el.bit_length // 8
+        if fixed:
+            if self.mode == "byte" and self.gbits == 0 and code is not None and large:
+                self.pin()
+                self.emit(f"{v} = _np_from(b, {code!r}, {cap}, o)")
+                self.emit(f"o += {cap * size}")
+                self.steps += 1
+                return v
+            if self.mode == "byte" and self.gbits == 0 and code is not None:
+                if code == "B":
+                    raw = self.new("r")
+                    self.items.append((f"{cap}s", raw, 1))
+                    at = f"o + {self.so}"
+                    if special:
+                        self.post.append(f"{v} = {raw}")
+                        self.so += cap
+                        self.flush()
+                        self._finish_special(el, v, path, at)
+                        return v
+                    self.post.append(f"{v} = list({raw})")
+                else:
+                    self.items.append((f"{cap}{code}", v, cap))
+                self.so += cap * size
+                return v
+            width = cap * el.bit_length
+            if self.mode == "byte" and isinstance(el, pydsdl.BooleanType) and cap <= SMALL_BOOLS:
+                self._group_open()
+                g, shift = self.gvar, self.gbits
+                self.gx.append(
+                    f"{v} = [{', '.join(f'{g} & {1 << (shift + i)} != 0' for i in range(cap))}]"
+                )
+                self._group_add(width)
+                return v
+            if self.mode == "byte":
+                self._group_open()
+                g, shift = self.gvar, self.gbits
+                raw = (
+                    f"(({g} >> {shift}) & {(1 << width) - 1})"
+                    if shift
+                    else f"({g} & {(1 << width) - 1})"
+                )
+                self.gx.extend(self._from_int(el, raw, count, v, large))
+                self._group_add(width)
+                if special:
+                    self.flush()
+                    self._finish_special(el, v, path, "o")
+                return v
+            raw = self.new("r")
+            self.emit(f"{raw} = {self._bits_read(width)}")
+            for line in self._from_int(el, raw, count, v, large):
+                self.emit(line)
+            self.emit(f"p += {width}")
+            if special:
+                self._finish_special(el, v, path, "p >> 3")
+            return v
+        if self.mode == "byte" and self.gbits == 0 and code is not None:
+            self.pin()
+            if large:
+                self.emit(f"if {count} >= {LARGE}:")
+                self.emit(
+                    f"    {v} = _frombuffer(bytearray(b[o:o + {count} * {size}]), _DT_{code})"
+                )
+                self.emit("else:")
+                if code == "B":
+                    self.emit(f"    {v} = list(b[o:o + {count}])")
+                else:
+                    self.emit(f"    {v} = _unpack_array({code!r}, {count}, b, o)")
+            elif code == "B":
+                self.emit(f"{v} = list(b[o:o + {count}])")
+            else:
+                self.emit(f"{v} = _unpack_array({code!r}, {count}, b, o)")
+            if special:
+                self._finish_special(el, v, path, "o")
+            self.emit(f"o += {count}" if size == 1 else f"o += {count} * {size}")
+            self.steps += 1
+            return v
+        self.to_bits()
+        raw = self.new("r")
+        width = f"{count} * {el.bit_length}" if el.bit_length != 1 else count
+        self.emit(
+            f"{raw} = (int.from_bytes(b[p >> 3:(p + {width} + 7) >> 3], 'little') >> (p & 7)) "
+            f"& ((1 << ({width})) - 1)"
+        )
+        for line in self._from_int(el, raw, count, v, large):
+            self.emit(line)
+        if special:
+            self._finish_special(el, v, path, "p >> 3")
+        self.emit(f"p += {width}")
+        return v
+
+    def _composite_fn(self, t: Any) -> str:
+        ident = self.gen.ident(t)
+        return f"_dd_{ident}" if isinstance(t, pydsdl.DelimitedType) else f"_d_{ident}"
+
+    def composite(self, t: Any, path: str, offsets: Any) -> str:
+        self.align8()
+        if isinstance(t, (pydsdl.DelimitedType, pydsdl.UnionType)):
+            self.pin()
+            v = self.new("c")
+            self.emit("try:")
+            self.emit(f"    {v}, o = {self._composite_fn(t)}(b, o, n)")
+            self.emit("except _DecodeError as exc:")
+            self.emit(f"    raise exc.under({path!r}) from None")
+            self.steps += 1
+            return v
+        return self.structure(t, path, offsets, inline=True)
+
+    def value(self, t: Any, path: str, offsets: Any) -> str:
+        if t.alignment_requirement == 8:
+            self.align8()
+        if isinstance(t, pydsdl.ArrayType):
+            return self.array(t, path, offsets)
+        if _is_composite(t):
+            return self.composite(t, path, offsets)
+        return self.prim(t, path, offsets)
+
+    def structure(self, t: Any, path: str, base: Any, inline: bool = False) -> str:
+        values: list[tuple[str, str]] = []
+        for f, off in _fields_with_offsets(t, base):
+            if isinstance(f, pydsdl.PaddingField):
+                self.prim(f.data_type, path, off)
+            else:
+                values.append((_attr(f.name), self.value(f.data_type, f"{path}.{f.name}", off)))
+        self.align8()
+        r = self.new("r")
+        self.post.append(f"{r} = _new({self.gen.ident(t)})")
+        for name, v in values:
+            self.post.append(f"{r}.{name} = {v}")
+        return r
+
+
+# ------------------------------------------------------------------------------------ per-type code
+
+
+def _kind_expr(gen: _Gen, t: Any) -> str:
+    if isinstance(t, pydsdl.UTF8Type):
+        return "('utf8',)"
+    if isinstance(t, pydsdl.ByteType):
+        return "('byte',)"
+    if isinstance(t, pydsdl.ArrayType):
+        tag = "fa" if isinstance(t, pydsdl.FixedLengthArrayType) else "va"
+        return f"({tag!r}, {t.capacity}, {_kind_expr(gen, t.element_type)}, {_is_large(t)})"
+    if _is_composite(t):
+        return f"('c', {gen.ident(t)})"
+    kind, bits, sat = _prim_info(t)
+    if kind == "b":
+        return "('b',)"
+    return f"({kind!r}, {bits}, {sat})"
+
+
+def _default_expr(gen: _Gen, t: Any) -> str | None:
+    """A literal default, or None when the default must be built per instance."""
+    if isinstance(t, pydsdl.ArrayType) or _is_composite(t):
+        return None
+    kind, _, _ = _prim_info(t)
+    return {"b": "False", "f": "0.0"}.get(kind, "0")
+
+
+def _constant_value(c: Any) -> str:
+    v = c.value.native_value
+    if isinstance(c.data_type, pydsdl.FloatType):
+        return repr(float(v))
+    if isinstance(c.data_type, pydsdl.BooleanType):
+        return repr(bool(v))
+    if isinstance(v, str):
+        return repr(v)
+    return repr(int(v))
+
+
+def _max_bytes(t: Any) -> int:
+    return (int(t.bit_length_set.max) + 7) // 8
+
+
+def _min_bytes(t: Any) -> int:
+    return (int(t.bit_length_set.min) + 7) // 8
+
+
+@dataclass
+class _Code:
+    lines: list[str]
+    layout: TypeLayout
+
+
+def _gen_unit(gen: _Gen, unit: _Unit) -> _Code:
+    t = unit.inner
+    ident = unit.ident
+    is_union = isinstance(t, pydsdl.UnionType)
+    sealed = not isinstance(unit.t, pydsdl.DelimitedType)
+    maxb = _max_bytes(t)
+    report: list[FieldLayout] = []
+    lines: list[str] = []
+    fields = [f for f in t.fields if not isinstance(f, pydsdl.PaddingField)]
+    t_fields = t.fields
+    des_lines: list[str] = []
+    des_r = ""
+    des_so = 0
+    tb = 0
+    tag_code = "B"
+    base0 = pydsdl.BitLengthSet(0)
+    single = False
+
+    # ---- serializer body
+    if is_union:
+        tag_bits = t.tag_field_type.bit_length
+        tag_code = _INT_CODE[(tag_bits, False)]
+        variants: list[str] = []
+        steps = 0
+        for k, (f, off) in enumerate(t.iterate_fields_with_offsets(base0)):
+            ser = _Ser(gen, report)
+            ser.items.append((tag_code, str(k)))
+            ser.value(f.data_type, "v", f".{f.name}", off)
+            ser.align8()
+            ser.flush()
+            steps = max(steps, ser.steps)
+            lines.append(f"def _s_{ident}_{k}(v, out):")
+            lines.extend(ser.lines)
+            lines.append("")
+            variants.append(f"_s_{ident}_{k}")
+        lines.append(f"_SV_{ident} = ({', '.join(variants)},)")
+        lines.append("")
+        lines.append(f"def _s_{ident}(self, out):")
+        lines.append(f"    _SV_{ident}[self._tag](self._value, out)")
+        lines.append("")
+        strategy = "stepwise"
+        reason = f"union: a {tag_bits}-bit tag, then one routine per variant"
+    else:
+        ser = _Ser(gen, report)
+        ser.structure(t, "self", "", base0)
+        ser.align8()
+        ser.flush()
+        lines.append(f"def _s_{ident}(self, out):")
+        lines.extend(ser.lines or ["    pass"])
+        lines.append("")
+        single = ser.steps == 1 and ser.lines[-1].lstrip().startswith("out += _S")
+        if not ser.steps:
+            single = True
+        bits = any(f.strategy in ("bit-group",) for f in report)
+        if single and not bits:
+            strategy = "single-struct"
+            reason = "fixed layout, every field byte-aligned: one struct.pack / unpack_from"
+        elif single:
+            strategy = "single-struct+bits"
+            reason = (
+                "fixed layout with bit-packed fields: one struct call, shifts for the packed bytes"
+            )
+        else:
+            strategy = "stepwise"
+            reason = f"{ser.steps} steps: " + ", ".join(
+                sorted({f.strategy for f in report if f.strategy not in ("struct", "inline")})
+            )
+        single_lines = list(ser.lines)
+
+    # ---- deserializer body
+    if is_union:
+        tag_bits = t.tag_field_type.bit_length
+        tb = tag_bits // 8
+        variants = []
+        for k, (f, off) in enumerate(t.iterate_fields_with_offsets(base0)):
+            des = _Des(gen)
+            des.so = tb
+            des.run_start = tb
+            v = des.value(f.data_type, f".{f.name}", off)
+            des.align8()
+            des.flush()
+            lines.append(f"def _d_{ident}_{k}(b, o, n):")
+            lines.extend(des.lines)
+            lines.append(f"    u = _new({ident})")
+            lines.append(f"    u._tag = {k}")
+            lines.append(f"    u._value = {v}")
+            lines.append(f"    return u, o + {des.so}" if des.so else "    return u, o")
+            lines.append("")
+            variants.append(f"_d_{ident}_{k}")
+        lines.append(f"_DV_{ident} = ({', '.join(variants)},)")
+        lines.append("")
+        lines.append(f"def _d_{ident}(b, o, n):")
+        if tb == 1:
+            lines.append("    t = b[o]")
+        else:
+            lines.append(f"    t, = {gen.mod.struct('<' + tag_code)}.unpack_from(b, o)")
+        lines.append(f"    if t >= {len(t.fields)}:")
+        lines.append(
+            f"        raise _DecodeError(f'invalid union tag {{t}} (the union has {len(t.fields)} fields)', o)"
+        )
+        lines.append(f"    return _DV_{ident}[t](b, o, n)")
+        lines.append("")
+    else:
+        des = _Des(gen)
+        r = des.structure(t, "", base0)
+        des.flush()
+        lines.append(f"def _d_{ident}(b, o, n):")
+        lines.extend(des.lines)
+        lines.append(f"    return {r}, o + {des.so}" if des.so else f"    return {r}, o")
+        lines.append("")
+        des_lines = list(des.lines)
+        des_r = r
+        des_so = des.so
+
+    # top-level decode (pads) and the delimited wrappers
+    minb = _min_bytes(t)
+    top_body = ["    n = len(data)", f"    if n >= {minb}:", "        b = data", "        try:"]
+    if is_union:
+        top_body.append(
+            "            t = b[0]"
+            if tb == 1
+            else f"            t, = {gen.mod.struct('<' + tag_code)}.unpack_from(b, 0)"
+        )
+        top_body.append(f"            if t >= {len(t_fields)}:")
+        top_body.append(
+            f"                raise _DecodeError(f'invalid union tag {{t}} (the union has {len(t_fields)} fields)', 0)"
+        )
+        top_body.append(f"            r, o = _DV_{ident}[t](b, 0, n)")
+        end = "o"
+    else:
+        top_body.append("            o = 0")
+        top_body.extend("        " + line for line in des_lines)
+        r = des_r
+        end = f"o + {des_so}" if des_so else "o"
+    top_body.append(f"            if {end} <= n:")
+    top_body.append(f"                return {'r' if is_union else des_r}")
+    top_body += [
+        "        except _DecodeError:",
+        "            raise",
+        "        except (_StructError, IndexError, ValueError):",
+        "            pass",
+        f"    return _d_{ident}(_pad(data, {maxb}), 0, n)[0]",
+    ]
+    lines.append(f"def _D_{ident}(data):")
+    lines.append("    n = len(data)")
+    if minb == maxb:
+        lines.append(f"    if n < {maxb}:")
+        lines.append(f"        data = _pad(data, {maxb})")
+        lines.append(f"    return _d_{ident}(data, 0, n)[0]")
+    else:
+        # Complete input is decoded in place (the body inlined); only input that
+        # ends early is padded and decoded again.
+        lines.extend(top_body)
+    lines.append("")
+    if not sealed:
+        lines.append(f"def _sd_{ident}(v, out):")
+        lines.append("    p = len(out)")
+        lines.append("    out += b'\\x00\\x00\\x00\\x00'")
+        lines.append(f"    _s_{ident}(v, out)")
+        lines.append("    _U32.pack_into(out, p, len(out) - p - 4)")
+        lines.append("")
+        lines.append(f"def _dd_{ident}(b, o, n):")
+        lines.append("    size, = _U32.unpack_from(b, o)")
+        lines.append("    o += 4")
+        lines.append("    if size and size > n - o:")
+        lines.append(
+            "        raise _DecodeError(f'delimiter header says {size} bytes but only "
+            "{max(0, n - o)} remain', o - 4)"
+        )
+        lines.append("    try:")
+        lines.append(f"        v = _D_{ident}(b[o:o + size])")
+        lines.append("    except _DecodeError as exc:")
+        lines.append("        exc.offset += o")
+        lines.append("        raise exc.under('') from None")
+        lines.append("    return v, o + size")
+        lines.append("")
+
+    # ---- the class
+    cls: list[str] = []
+    cls.append(f"class {ident}:")
+    cls.append(f'    """DSDL type ``{t.full_name}.{t.version.major}.{t.version.minor}``."""')
+    cls.append("")
+    if is_union:
+        cls.append('    __slots__ = ("_tag", "_value")')
+    else:
+        cls.append(f"    __slots__ = ({''.join(repr(_attr(f.name)) + ', ' for f in fields)})")
+    cls.append(
+        f"    _FULL_NAME_ = {t.full_name + '.' + str(t.version.major) + '.' + str(t.version.minor)!r}"
+    )
+    cls.append(f"    _EXTENT_BYTES_ = {unit.t.extent // 8}")
+    cls.append(f"    _MAX_BYTES_ = {maxb}")
+    cls.append(f"    _SEALED_ = {sealed}")
+    cls.append(f"    _UNION_ = {is_union}")
+    cls.append(f"    _STRATEGY_ = {strategy!r}")
+    if t.has_fixed_port_id:
+        cls.append(f"    _FIXED_PORT_ID_ = {t.fixed_port_id}")
+    for c in t.constants:
+        cls.append(f"    {_attr(c.name)} = {_constant_value(c)}")
+    cls.append("")
+    if is_union:
+        union_params = ", ".join(f"{_attr(f.name)}=None" for f in fields)
+        cls.append(f"    def __init__(self, *, {union_params}):")
+        cls.append("        self._tag = -1")
+        for k, f in enumerate(fields):
+            a = _attr(f.name)
+            cls.append(f"        if {a} is not None:")
+            cls.append("            if self._tag >= 0:")
+            cls.append("                raise _EncodeError('a union takes exactly one field')")
+            cls.append(f"            self._tag = {k}")
+            cls.append(f"            self._value = {a}")
+        f0 = fields[0]
+        d0 = _default_expr(gen, f0.data_type)
+        cls.append("        if self._tag < 0:")
+        cls.append("            self._tag = 0")
+        if d0 is not None:
+            cls.append(f"            self._value = {d0}")
+        else:
+            cls.append(f"            self._value = _default({_kind_expr(gen, f0.data_type)})")
+        cls.append("")
+        for k, f in enumerate(fields):
+            cls.append(
+                f"    {_attr(f.name)} = property(_rt.union_getter({k}), _rt.union_setter({k}))"
+            )
+        cls.append("")
+    elif fields:
+        params: list[str] = []
+        body: list[str] = []
+        for f in fields:
+            a = _attr(f.name)
+            d = _default_expr(gen, f.data_type)
+            if d is not None:
+                params.append(f"{a}={d}")
+                body.append(f"        self.{a} = {a}")
+            else:
+                params.append(f"{a}=None")
+                body.append(
+                    f"        self.{a} = _default({_kind_expr(gen, f.data_type)}) if {a} is None else {a}"
+                )
+        cls.append(f"    def __init__(self, *, {', '.join(params)}):")
+        cls.extend(body)
+        cls.append("")
+    else:
+        cls.append("    def __init__(self):")
+        cls.append("        pass")
+        cls.append("")
+    # serialize
+    cls.append("    def serialize(self):")
+    cls.append('        """The serialized bytes (no delimiter header at the top level)."""')
+    if not is_union and single and single_lines:
+        cls.append("        try:")
+        for line in single_lines[:-1]:
+            cls.append("        " + line)
+        cls.append("        " + single_lines[-1].replace("out += ", "return ", 1))
+        cls.append("        except Exception:")
+        cls.append(f"            return _serialize_slow({ident}, self)")
+    elif not is_union and single:
+        cls.append("        return b''")
+    elif not is_union:
+        cls.append("        out = bytearray()")
+        cls.append("        try:")
+        for line in single_lines:
+            cls.append("        " + line)
+        cls.append("        except Exception:")
+        cls.append(f"            return _serialize_slow({ident}, self)")
+        cls.append("        return bytes(out)")
+    else:
+        cls.append("        out = bytearray()")
+        cls.append("        try:")
+        cls.append(f"            _SV_{ident}[self._tag](self._value, out)")
+        cls.append("        except Exception:")
+        cls.append(f"            return _serialize_slow({ident}, self)")
+        cls.append("        return bytes(out)")
+    cls.append("")
+    # deserialize
+    cls.append("    @classmethod")
+    cls.append("    def deserialize(cls, data):")
+    cls.append(
+        '        """Decode ``data``; short input is zero-extended, extra bytes are ignored."""'
+    )
+    if minb != maxb:
+        cls.extend("    " + line for line in top_body)
+    elif not is_union:
+        cls.append("        n = len(data)")
+        if maxb:
+            cls.append(f"        if n < {maxb}:")
+            cls.append(f"            data = _pad(data, {maxb})")
+        cls.append("        b = data")
+        cls.append("        o = 0")
+        for line in des_lines:
+            cls.append("    " + line)
+        cls.append(f"        return {des_r}")
+    else:
+        cls.append("        n = len(data)")
+        cls.append(f"        if n < {maxb}:")
+        cls.append(f"            data = _pad(data, {maxb})")
+        if tb == 1:
+            cls.append("        t = data[0]")
+        else:
+            cls.append(f"        t, = {gen.mod.struct('<' + tag_code)}.unpack_from(data, 0)")
+        cls.append(f"        if t >= {len(t_fields)}:")
+        cls.append(
+            f"            raise _DecodeError(f'invalid union tag {{t}} (the union has {len(t_fields)} fields)', 0)"
+        )
+        cls.append(f"        return _DV_{ident}[t](data, 0, n)[0]")
+    cls.append("")
+    cls.append("    to_builtin = _rt.to_builtin")
+    cls.append("    from_builtin = classmethod(_rt.from_builtin)")
+    cls.append("    __eq__ = _rt.eq")
+    cls.append("    __repr__ = _rt.repr_of")
+    cls.append("    __hash__ = None")
+    cls.append("")
+    cls.append("")
+
+    # layout report
+    layout = TypeLayout(
+        name=f"{t.full_name}.{t.version.major}.{t.version.minor}",
+        kind="union" if is_union else "structure",
+        sealed=sealed,
+        extent_bytes=unit.t.extent // 8,
+        min_bytes=_min_bytes(t),
+        max_bytes=maxb,
+        strategy=strategy,
+        reason=reason,
+        fields=report,
+    )
+    return _Code(lines=cls + lines, layout=layout)
+
+
+# ------------------------------------------------------------------------------------ units & modules
+
+
+def _collect(types: Iterable[Any]) -> dict[tuple[str, int, int], _Unit]:
+    """Every composite reachable from ``types``, as units, keyed by (name, major, minor)."""
+    units: dict[tuple[str, int, int], _Unit] = {}
+
+    def add(
+        t: Any, cls_name: str | None = None, qual: str | None = None, ident: str | None = None
+    ) -> None:
+        key = _key(t)
+        if key in units:
+            return
+        inner = _unwrap(t)
+        name, major, minor = key
+        parts = name.split(".")
+        if ident is None:
+            cls_name = f"{parts[-1]}_{major}_{minor}"
+            qual = cls_name
+            ident = "_".join([*parts[:-1], cls_name])
+            namespace = ".".join(parts[:-1])
+        else:
+            namespace = ".".join(parts[:-2])
+        assert cls_name is not None and qual is not None
+        units[key] = _Unit(t, ident, namespace, parts[0], cls_name, qual)
+        for f in inner.fields:
+            visit(f.data_type)
+
+    def visit(dt: Any) -> None:
+        if isinstance(dt, pydsdl.ArrayType):
+            visit(dt.element_type)
+        elif isinstance(dt, pydsdl.CompositeType):
+            add(dt)
+
+    for t in types:
+        if isinstance(t, pydsdl.ServiceType):
+            base = f"{t.short_name}_{t.version.major}_{t.version.minor}"
+            prefix = "_".join([*t.full_name.split(".")[:-1], base])
+            add(t.request_type, "Request", f"{base}.Request", f"{prefix}_Request")
+            add(t.response_type, "Response", f"{base}.Response", f"{prefix}_Response")
+        else:
+            add(t)
+    return units
+
+
+@dataclass
+class _Service:
+    name: str  # "Access_1_0"
+    namespace: str
+    root: str
+    ident: str
+    full_name: str
+    request: str
+    response: str
+    fixed_port_id: int | None
+    version: tuple[int, int]
+
+
+def _services(types: Iterable[Any], units: dict[tuple[str, int, int], _Unit]) -> list[_Service]:
+    out = []
+    for t in types:
+        if isinstance(t, pydsdl.ServiceType):
+            parts = t.full_name.split(".")
+            name = f"{parts[-1]}_{t.version.major}_{t.version.minor}"
+            out.append(
+                _Service(
+                    name=name,
+                    namespace=".".join(parts[:-1]),
+                    root=parts[0],
+                    ident="_".join([*parts[:-1], name]),
+                    full_name=t.full_name,
+                    request=units[_key(t.request_type)].ident,
+                    response=units[_key(t.response_type)].ident,
+                    fixed_port_id=t.fixed_port_id if t.has_fixed_port_id else None,
+                    version=(t.version.major, t.version.minor),
+                )
+            )
+    return out
+
+
+_IMPL_HEAD = '''\
+"""Generated by wireplan {version} from DSDL: do not edit.
+
+Classes of root namespace ``{root}``; the namespace packages re-export them.
+"""
+# ruff: noqa
+# mypy: ignore-errors
+
+import importlib as _importlib
+from struct import Struct as _Struct
+
+from wireplan.dsdl import runtime as _rt
+
+_DecodeError = _rt.DecodeError
+_EncodeError = _rt.EncodeError
+_new = object.__new__
+_pad = _rt.pad
+_default = _rt.default_of
+_b2i = _rt.bools_to_int
+_i2b = _rt.int_to_bools
+_i2i = _rt.ints_to_int
+_i2i_r = _rt.int_to_ints
+_fb = _rt.float_to_bits
+_bf = _rt.bits_to_float
+_pack_array = _rt.pack_array
+_unpack_array = _rt.unpack_array
+_np_from = _rt.numpy_from
+_i2b_np = _rt.int_to_bool_array
+_numbers = _rt.numbers_from
+_ndarray = _rt.np.ndarray
+_frombuffer = _rt.np.frombuffer
+_DT_b = _rt.DTYPES['b']
+_DT_B = _rt.DTYPES['B']
+_DT_h = _rt.DTYPES['h']
+_DT_H = _rt.DTYPES['H']
+_DT_i = _rt.DTYPES['i']
+_DT_I = _rt.DTYPES['I']
+_DT_q = _rt.DTYPES['q']
+_DT_Q = _rt.DTYPES['Q']
+_DT_e = _rt.DTYPES['e']
+_DT_f = _rt.DTYPES['f']
+_DT_d = _rt.DTYPES['d']
+_i2b_auto = _rt.int_to_bools_auto
+_utf8 = _rt.utf8
+_U32 = _Struct("<I")
+_StructError = _rt.StructError
+_PREFIX = __name__[: -len({suffix!r})]
+
+
+def _serialize_slow(cls, obj):
+    out = bytearray()
+    globals()["_s_" + cls.__dict__["_IDENT_"]](_rt.normalize(cls, obj), out)
+    return bytes(out)
+
+'''
+
+
+def generate(types: Sequence[Any]) -> tuple[dict[str, str], list[TypeLayout]]:
+    """Source files (relative path -> text) of the package for ``types``, and their layouts."""
+    units = _collect(types)
+    services = _services(types, units)
+    roots = sorted({u.root for u in units.values()})
+    files: dict[str, str] = {}
+    layouts: list[TypeLayout] = []
+    for root in roots:
+        gen = _Gen(units, root)
+        mine = [u for u in units.values() if u.root == root]
+        mine.sort(key=lambda u: u.ident)
+        body: list[str] = []
+        for unit in mine:
+            code = _gen_unit(gen, unit)
+            body.extend(code.lines)
+            layouts.append(code.layout)
+        tail: list[str] = []
+        for unit in mine:
+            inner = unit.inner
+            fields = [f for f in inner.fields if not isinstance(f, pydsdl.PaddingField)]
+            table = ", ".join(
+                f"({_attr(f.name)!r}, {_kind_expr(gen, f.data_type)}, {f.name!r})" for f in fields
+            )
+            tail.append(f"{unit.ident}._FIELDS_ = ({table}{',' if fields else ''})")
+            tail.append(f"{unit.ident}._IDENT_ = {unit.ident!r}")
+            tail.append(f"{unit.ident}.__name__ = {unit.cls_name!r}")
+            tail.append(f"{unit.ident}.__qualname__ = {unit.qualname!r}")
+            tail.append(f"{unit.ident}.__module__ = _PREFIX + {unit.namespace!r}")
+        for svc in (s for s in services if s.root == root):
+            tail.append("")
+            tail.append(f"class {svc.ident}:")
+            tail.append(
+                f'    """DSDL service ``{svc.full_name}.{svc.version[0]}.{svc.version[1]}``."""'
+            )
+            tail.append("")
+            tail.append("    __slots__ = ()")
+            tail.append(f"    Request = {svc.request}")
+            tail.append(f"    Response = {svc.response}")
+            tail.append(
+                f"    _FULL_NAME_ = {svc.full_name + '.' + str(svc.version[0]) + '.' + str(svc.version[1])!r}"
+            )
+            if svc.fixed_port_id is not None:
+                tail.append(f"    _FIXED_PORT_ID_ = {svc.fixed_port_id}")
+            tail.append("")
+            tail.append(f"{svc.ident}.__name__ = {svc.name!r}")
+            tail.append(f"{svc.ident}.__qualname__ = {svc.name!r}")
+            tail.append(f"{svc.ident}.__module__ = _PREFIX + {svc.namespace!r}")
+        head = _IMPL_HEAD.format(version=__version__, root=root, suffix=f"{root}.{IMPL_MODULE}")
+        imports: list[str] = []
+        for other in sorted({units_by_ident(units)[i].root for i in gen.external}):
+            imports.append(
+                f"_m_{other} = _importlib.import_module(_PREFIX + {other + '.' + IMPL_MODULE!r})"
+            )
+        for ident in sorted(gen.external):
+            u = units_by_ident(units)[ident]
+            imports.append(f"{ident} = _m_{u.root}.{ident}")
+            for prefix in ("_s_", "_d_", "_D_") + (
+                ("_sd_", "_dd_")
+                if not isinstance(u.t, pydsdl.StructureType | pydsdl.UnionType)
+                else ()
+            ):
+                imports.append(f"{prefix}{ident} = _m_{u.root}.{prefix}{ident}")
+        text = "\n".join([head, *imports, *gen.mod.header(), "", "", *body, *tail, ""])
+        files[f"{root}/{IMPL_MODULE}.py"] = text
+    # namespace packages
+    namespaces: dict[str, list[tuple[str, str, str]]] = {}  # ns -> [(public name, root, ident)]
+    for u in units.values():
+        if u.cls_name in ("Request", "Response"):
+            continue
+        namespaces.setdefault(u.namespace, []).append((u.cls_name, u.root, u.ident))
+    for s in services:
+        namespaces.setdefault(s.namespace, []).append((s.name, s.root, s.ident))
+    all_ns = set()
+    for ns in namespaces:
+        parts = ns.split(".")
+        for i in range(1, len(parts) + 1):
+            all_ns.add(".".join(parts[:i]))
+    for ns in sorted(all_ns):
+        children = sorted(c.split(".")[-1] for c in all_ns if c.rsplit(".", 1)[0] == ns and c != ns)
+        entries = sorted(namespaces.get(ns, []))
+        lines_ns = [
+            f'"""DSDL namespace ``{ns}`` (generated by wireplan {__version__})."""',
+            "# ruff: noqa",
+            "",
+        ]
+        if entries:
+            names = ", ".join(f"{ident} as {name}" for name, _, ident in entries)
+            lines_ns.append(f"from {'.' * len(ns.split('.'))}{IMPL_MODULE} import {names}")
+        for child in children:
+            lines_ns.append(f"from . import {child} as {child}")
+        lines_ns.append("")
+        lines_ns.append(
+            "__all__ = [" + ", ".join(repr(n) for n in [*(e[0] for e in entries), *children]) + "]"
+        )
+        lines_ns.append("")
+        files[ns.replace(".", "/") + "/__init__.py"] = "\n".join(lines_ns)
+    return files, layouts
+
+
+def units_by_ident(units: dict[tuple[str, int, int], _Unit]) -> dict[str, _Unit]:
+    return {u.ident: u for u in units.values()}
+
+
+def analyse(types: Sequence[Any]) -> list[TypeLayout]:
+    """The layouts of ``types`` (and every type they reach) without writing anything."""
+    return generate(types)[1]
+
+
+def find_type(types: Sequence[Any], name: str) -> Any:
+    """The type named ``uavcan.node.Heartbeat.1.0`` (or its request / response)."""
+    for t in types:
+        candidates = [t]
+        if isinstance(t, pydsdl.ServiceType):
+            candidates = [t, t.request_type, t.response_type]
+        for c in candidates:
+            inner = _unwrap(c)
+            full = f"{inner.full_name}.{inner.version.major}.{inner.version.minor}"
+            if full == name:
+                return c
+            if (
+                isinstance(c, pydsdl.ServiceType)
+                and f"{c.full_name}.{c.version.major}.{c.version.minor}" == name
+            ):
+                return c
+    raise CompileError(f"no type named {name!r}")
+
+
+def byte_code_struct(fmt: str) -> struct.Struct:  # pragma: no cover - debugging helper
+    return struct.Struct(fmt)

@@ -1,0 +1,180 @@
+"""The one module that imports ``onnxruntime``: zero-copy sessions and contrib operator schemas.
+
+:func:`session` opens an .ort file from its path with the options that keep
+the weights in the file's memory mapping (no copy of the initializers).
+:func:`contrib_op_signature` reports the operator schemas onnxruntime
+registers for its own domains (``com.microsoft`` ...), in the shape of
+:func:`wireplan.ort.onnx_bridge.onnx_op_signature`, for the writer's
+``KernelTypeStrResolver``.
+
+``onnxruntime`` is imported when one of these is first called, so importing
+this module is cheap; :func:`available` says whether it is installed.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from wireplan.errors import WireplanError
+
+__all__ = [
+    "ZERO_COPY_OPTIONS",
+    "available",
+    "contrib_op_signature",
+    "has_kernel",
+    "needs_expansion",
+    "session",
+    "version",
+]
+
+Signature = tuple[int, list[tuple[str, str]], list[tuple[str, str]], list[str]]
+
+#: Session config entries for loading an .ort from a path without copying its initializers.
+ZERO_COPY_OPTIONS: Mapping[str, str] = {
+    "session.use_memory_mapped_ort_model": "1",
+    "session.use_ort_model_bytes_for_initializers": "1",
+}
+
+# onnxruntime 1.31 crashes (SIGSEGV) on this entry together with
+# use_ort_model_bytes_for_initializers when the model comes from a Python bytes object.
+_DANGEROUS = "session.use_ort_model_bytes_directly"
+
+
+def available() -> bool:
+    """Whether ``onnxruntime`` can be imported."""
+    return importlib.util.find_spec("onnxruntime") is not None
+
+
+def version() -> str:
+    """The installed onnxruntime version."""
+    import onnxruntime
+
+    return str(onnxruntime.__version__)
+
+
+def session(
+    path: str | os.PathLike[str],
+    *,
+    providers: list[str] | None = None,
+    config: Mapping[str, str] | None = None,
+    zero_copy: bool = True,
+    **options: Any,
+) -> Any:
+    """An ``onnxruntime.InferenceSession`` for the .ort (or .onnx) file at ``path``.
+
+    With ``zero_copy`` (the default) the .ort is memory-mapped
+    (``session.use_memory_mapped_ort_model``) and its initializers are used
+    in place (``session.use_ort_model_bytes_for_initializers``): the mapping
+    must stay valid, which onnxruntime ensures for as long as the session
+    lives.  ``config`` adds session config entries; other keyword
+    arguments set attributes of ``onnxruntime.SessionOptions``
+    (``graph_optimization_level=...``, ``intra_op_num_threads=...``).
+    ``providers`` defaults to the CPU provider.  onnxruntime errors become
+    :class:`~wireplan.WireplanError`.
+    """
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    entries: dict[str, str] = {}
+    if zero_copy and os.fspath(path).lower().endswith(".ort"):
+        entries.update(ZERO_COPY_OPTIONS)
+    entries.update(config or {})
+    if entries.get(_DANGEROUS) == "1":
+        raise WireplanError(
+            f"{_DANGEROUS} is not supported here: onnxruntime 1.31 crashes on it together "
+            "with session.use_ort_model_bytes_for_initializers; open the model from its path"
+        )
+    for key, value in entries.items():
+        opts.add_session_config_entry(key, str(value))
+    for name, value in options.items():
+        if not hasattr(opts, name):
+            raise WireplanError(f"onnxruntime.SessionOptions has no option {name!r}")
+        setattr(opts, name, value)
+    try:
+        return ort.InferenceSession(
+            os.fspath(path), sess_options=opts, providers=providers or ["CPUExecutionProvider"]
+        )
+    except Exception as exc:  # onnxruntime raises its own pybind exception types
+        raise WireplanError(f"onnxruntime could not load {os.fspath(path)!r}: {exc}") from exc
+
+
+@functools.cache
+def _contrib_schemas() -> dict[tuple[str, str], list[tuple[int, Signature]]]:
+    from onnxruntime.capi import onnxruntime_pybind11_state as C
+
+    table: dict[tuple[str, str], list[tuple[int, Signature]]] = {}
+    for s in C.get_all_operator_schema():
+        domain = "" if s.domain in ("", "ai.onnx") else str(s.domain)
+        sig: Signature = (
+            int(s.since_version),
+            [(str(p.name), str(p.typeStr)) for p in s.inputs],
+            [(str(p.name), str(p.typeStr)) for p in s.outputs],
+            [str(c.type_param_str) for c in s.type_constraints],
+        )
+        table.setdefault((domain, str(s.name)), []).append((int(s.since_version), sig))
+    for versions in table.values():
+        versions.sort(key=lambda v: v[0])
+    return table
+
+
+def contrib_op_signature(domain: str, op_type: str, opset_version: int) -> Signature | None:
+    """The schema onnxruntime registers for ``op_type`` of ``domain`` in force at ``opset_version``.
+
+    Same shape as :func:`wireplan.ort.onnx_bridge.onnx_op_signature`:
+    ``(since_version, inputs, outputs, type_params)``; ``None`` when
+    onnxruntime is not installed or knows no such operator at that version.
+    """
+    if not available():
+        return None
+    key = ("" if domain in ("", "ai.onnx") else domain, op_type)
+    best: Signature | None = None
+    for since, sig in _contrib_schemas().get(key, ()):
+        if since <= opset_version:
+            best = sig
+        else:
+            break
+    return best
+
+
+@functools.cache
+def _kernels(provider: str) -> dict[tuple[str, str], list[tuple[int, int]]]:
+    from onnxruntime.capi import onnxruntime_pybind11_state as C
+
+    table: dict[tuple[str, str], list[tuple[int, int]]] = {}
+    for k in C.get_all_opkernel_def():
+        if k.provider != provider:
+            continue
+        domain = "" if k.domain in ("", "ai.onnx") else str(k.domain)
+        lo, hi = k.version_range
+        table.setdefault((domain, str(k.op_name)), []).append((int(lo), int(hi)))
+    return table
+
+
+def has_kernel(
+    domain: str, op_type: str, since_version: int, provider: str = "CPUExecutionProvider"
+) -> bool:
+    """Whether onnxruntime registers a kernel of ``provider`` for this operator version.
+
+    ``True`` when onnxruntime is not installed (nothing to say otherwise).
+    """
+    if not available():
+        return True
+    key = ("" if domain in ("", "ai.onnx") else domain, op_type)
+    return any(lo <= since_version <= hi for lo, hi in _kernels(provider).get(key, ()))
+
+
+def needs_expansion(domain: str, op_type: str, since_version: int) -> bool:
+    """Whether a node must be replaced by its ONNX function body before it goes into an .ort.
+
+    onnxruntime expands function operators without a kernel when it loads
+    an .onnx, but not when it loads an .ort, so the writer expands them.
+    ``Constant`` has no kernel either, but onnxruntime turns it into an
+    initializer instead (and so does the writer).
+    """
+    if op_type == "Constant" and domain in ("", "ai.onnx"):
+        return False
+    return not has_kernel(domain, op_type, since_version)

@@ -1,0 +1,374 @@
+"""Write .ort models: a planned, aligned, parallel FlatBuffers writer.
+
+The whole file is laid out first by :class:`wireplan.flatbuffers.builder.Builder`
+over :data:`wireplan.ort.schema.ORT_SCHEMA`: tables, vtables, strings and
+small vectors are packed into a metadata buffer at the front; every
+non-empty ``Tensor.raw_data`` starts at a multiple of ``alignment`` from
+the start of the file, and large ones are regions of a
+:class:`~wireplan.core.plan.Plan` that the shared executor copies straight
+from their source (the .onnx file's mapping, an .ort mapping, numpy
+arrays) into the destination, serially or with threads, byte-identical
+either way.  Files are pre-sized and written atomically
+(:func:`wireplan.core.atomic.write_sized`): a failure leaves any previous
+file in place.
+
+The output is format version ``"6"`` with the ``KernelTypeStrResolver``
+that onnxruntime needs from version 5 on (:mod:`wireplan.ort.kernel_types`).
+FlatBuffers offsets are 32-bit: a model past 2 GiB is an
+:class:`~wireplan.EncodeError` (external data is a later feature).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import functools
+import inspect
+import mmap
+import os
+import sys
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from wireplan.core.atomic import write_sized
+from wireplan.core.execute import execute
+from wireplan.core.plan import Region, is_power_of_two
+from wireplan.errors import EncodeError
+from wireplan.flatbuffers.builder import MAX_ALIGNMENT, Builder, BuildResult
+from wireplan.ort import kernel_types
+from wireplan.ort.model import (
+    Dimension,
+    DimensionValue,
+    Graph,
+    OrtModel,
+    Shape,
+    TensorTypeAndShape,
+    TypeInfo,
+    ValueInfo,
+)
+from wireplan.ort.schema import (
+    ATTRIBUTE_TYPE,
+    DIMENSION_VALUE_TYPE,
+    ORT_SCHEMA,
+    TENSOR_DATA_TYPE,
+)
+
+if TYPE_CHECKING:
+    pass
+
+__all__ = ["ORT_VERSION", "convert_onnx_to_ort", "plan", "save", "to_bytes"]
+
+#: The format version written (onnxruntime 1.31 writes and reads "6").
+ORT_VERSION = "6"
+
+Progress = Callable[[int, int], None]
+
+# Strings onnxruntime requires to be present even when empty.
+_KEEP_EMPTY = (
+    ("Attribute", "s"),
+    ("ValueInfo", "name"),
+    ("OperatorSetId", "domain"),
+    ("StringStringEntry", "key"),
+    ("StringStringEntry", "value"),
+)
+
+# Which Attribute fields carry the value of each attribute type.
+_ATTRIBUTE_VALUE = {
+    ATTRIBUTE_TYPE[kind]: ("name", "doc_string", field)
+    for kind, field in (
+        ("FLOAT", "f"),
+        ("INT", "i"),
+        ("STRING", "s"),
+        ("TENSOR", "t"),
+        ("GRAPH", "g"),
+        ("FLOATS", "floats"),
+        ("INTS", "ints"),
+        ("STRINGS", "strings"),
+        ("TENSORS", "tensors"),
+        ("GRAPHS", "graphs"),
+    )
+}
+
+_DIM_VALUE = DIMENSION_VALUE_TYPE["VALUE"]
+
+#: Bytes copied between two progress reports.
+_PROGRESS_STEP = 64 << 20
+
+
+def _check_alignment(alignment: int) -> int:
+    if (
+        not isinstance(alignment, int)
+        or not is_power_of_two(alignment)
+        or alignment > MAX_ALIGNMENT
+    ):
+        raise EncodeError(
+            f"alignment must be a power of two from 1 to {MAX_ALIGNMENT}, not {alignment!r}"
+        )
+    return alignment
+
+
+def _check_threads(threads: int | None) -> None:
+    if threads is not None and (not isinstance(threads, int) or threads < 1):
+        raise EncodeError(f"threads must be None or at least 1, not {threads!r}")
+
+
+@functools.cache
+def _builder(alignment: int) -> Builder:
+    return Builder(
+        ORT_SCHEMA,
+        field_alignment={("Tensor", "raw_data"): alignment},
+        omit_empty_strings=True,
+        keep_empty=_KEEP_EMPTY,
+        # An Attribute carries only the field of its type, as onnxruntime writes it.
+        variants={"Attribute": ("type", _ATTRIBUTE_VALUE)},
+    )
+
+
+def _graph_fixes(
+    graph: Graph, outer: Mapping[str, int], fixes: dict[int, Any], needed: bool
+) -> None:
+    """Collect replacement graphs whose ``node_args`` lack types (into ``fixes`` by ``id``).
+
+    onnx shape inference leaves some values untyped (unused optional
+    outputs; sparse initializers and what they feed), but the .ort loader
+    requires a type for every named value: those get the element type
+    their initializer or operator schema implies.  ``outer`` holds the
+    element types of enclosing graphs, for subgraphs.
+    """
+    known = dict(outer)
+    if needed:
+        for vi in graph.node_args:
+            t = vi.type
+            if t is not None and isinstance(t.value, TensorTypeAndShape) and t.value.elem_type:
+                known[vi.name] = t.value.elem_type
+        if any(_untyped(vi) and vi.name for vi in graph.node_args):
+            fixes[id(graph)] = dataclasses.replace(graph, node_args=_typed_node_args(graph, known))
+    for node in graph.nodes:
+        for a in node.attributes:
+            if a.g is not None:
+                _graph_fixes(a.g, known, fixes, needed or _needs_types(a.g))
+            for g in a.graphs:
+                _graph_fixes(g, known, fixes, needed or _needs_types(g))
+
+
+def _needs_types(graph: Graph) -> bool:
+    """Whether this graph or one inside it has a named value without a usable type."""
+    if any(_untyped(vi) and vi.name for vi in graph.node_args):
+        return True
+    return any(
+        (a.g is not None and _needs_types(a.g)) or any(_needs_types(g) for g in a.graphs)
+        for node in graph.nodes
+        for a in node.attributes
+        if a.g is not None or a.graphs
+    )
+
+
+def _untyped(vi: ValueInfo) -> bool:
+    """No usable type: none at all, an empty TypeInfo, or a tensor of UNDEFINED elements."""
+    t = vi.type
+    if t is None or t.value is None:
+        return True
+    return isinstance(t.value, TensorTypeAndShape) and t.value.elem_type == 0
+
+
+def _elem_type(type_str: str) -> int | None:
+    if type_str.startswith("tensor(") and type_str.endswith(")"):
+        return TENSOR_DATA_TYPE.get(type_str[7:-1].upper())
+    return None
+
+
+def _typed_node_args(graph: Graph, known: dict[str, int]) -> list[ValueInfo]:
+    """``graph.node_args`` with element types filled in where missing (``known`` grows)."""
+    shapes: dict[str, Any] = {}
+    # Initializers (dense and sparse) have their type in the tensor itself.
+    dense = [(t.name, t.data_type, t.dims) for t in graph.initializers]
+    dense += [
+        (sp.values.name, sp.values.data_type, sp.dims)
+        for sp in graph.sparse_initializers
+        if sp.values is not None
+    ]
+    for name, data_type, dims in dense:
+        if name not in known:
+            known[name] = data_type
+            shapes[name] = Shape(
+                dim=[
+                    Dimension(value=DimensionValue(dim_type=_DIM_VALUE, dim_value=int(d)))
+                    for d in dims
+                ]
+            )
+    for node in graph.nodes:
+        sig = kernel_types.signature(node.domain, node.op_type, node.since_version)
+        if sig is None:
+            continue
+        _, formal_in, formal_out, params = sig
+        bound: dict[str, int] = {}
+        for i, name in enumerate(node.inputs):
+            if i < len(formal_in) and name in known:
+                bound.setdefault(formal_in[i][1], known[name])
+        for i, name in enumerate(node.outputs):
+            if not name or name in known:
+                continue
+            type_str = formal_out[min(i, len(formal_out) - 1)][1] if formal_out else ""
+            elem = bound.get(type_str) if type_str in params else _elem_type(type_str)
+            if elem is not None:
+                known[name] = elem
+    out = []
+    for vi in graph.node_args:
+        if _untyped(vi) and vi.name and vi.name not in known:
+            raise EncodeError(
+                f"value {vi.name!r} has no type the .ort format can hold (optional types have "
+                "no place in it; onnxruntime's own converter refuses such models too)",
+                "$.model.graph.node_args",
+            )
+        if _untyped(vi) and vi.name in known:
+            vi = ValueInfo(
+                name=vi.name,
+                doc_string=vi.doc_string,
+                type=TypeInfo(
+                    value=TensorTypeAndShape(elem_type=known[vi.name], shape=shapes.get(vi.name))
+                ),
+            )
+        out.append(vi)
+    return out
+
+
+def plan(model: OrtModel, *, alignment: int = 64) -> BuildResult:
+    """Lay out ``model`` as an .ort file: the metadata packed, the payloads planned.
+
+    Computes the ``KernelTypeStrResolver`` (keeping entries the model
+    already carries).  Nothing large is copied until the plan is executed.
+    The model is not modified, except that a node whose ``since_version``
+    is 0 (unknown) gets the version of the schema found for it.
+    """
+    _check_alignment(alignment)
+    md = model.model
+    if md is None or md.graph is None:
+        raise EncodeError("the model has no graph", "$.model.graph")
+    resolver = kernel_types.resolver_for(model)
+    fixes: dict[int, Any] = {}
+    if _needs_types(md.graph):
+        _graph_fixes(md.graph, {}, fixes, True)
+    root = {
+        "ort_version": ORT_VERSION,
+        "model": md,
+        "kernel_type_str_resolver": resolver,
+    }
+    return _builder(alignment).build(root, substitutes=fixes)
+
+
+def _open(model: Any) -> tuple[OrtModel, bool]:
+    """The OrtModel for ``model`` and whether we made it (and must close it)."""
+    if isinstance(model, OrtModel):
+        return model, False
+    if not isinstance(model, (str, os.PathLike)) and not hasattr(model, "opset_import"):
+        raise EncodeError(
+            "expected an onnx.ModelProto, the path of an .onnx file or an OrtModel, "
+            f"not {type(model).__name__}"
+        )
+    from wireplan.ort.onnx_bridge import from_onnx
+
+    options: dict[str, Any] = {"signature": kernel_types.signature}
+    if "expand" in inspect.signature(from_onnx).parameters:
+        from wireplan.ort.session import needs_expansion
+
+        # onnxruntime expands function ops without a kernel for .onnx, not for .ort.
+        options["expand"] = needs_expansion
+    return from_onnx(model, **options), True
+
+
+# madvise(MADV_POPULATE_WRITE) (Linux 5.14+): fault in a fresh file mapping in one call
+# instead of one page fault per 4 KiB page as the copies first touch it (2-3x faster).
+_MADV_POPULATE_WRITE = getattr(mmap, "MADV_POPULATE_WRITE", 23)
+
+
+def _populate(dest: Any) -> None:
+    if isinstance(dest, mmap.mmap) and sys.platform == "linux":
+        with contextlib.suppress(OSError, ValueError):
+            dest.madvise(_MADV_POPULATE_WRITE)
+
+
+def _fill(result: BuildResult, dest: Any, threads: int | None, progress: Progress | None) -> None:
+    _populate(dest)
+    regions = result.plan.regions
+    total = sum(r.length for r in regions)
+    if progress is None:
+        execute(regions, dest, threads=threads)
+        return
+    done = 0
+    progress(0, total)
+    batch: list[Region] = []
+    size = 0
+    for r in regions:
+        batch.append(r)
+        size += r.length
+        if size >= _PROGRESS_STEP:
+            execute(batch, dest, threads=threads)
+            done += size
+            progress(done, total)
+            batch, size = [], 0
+    if batch:
+        execute(batch, dest, threads=threads)
+        done += size
+        progress(done, total)
+
+
+def save(
+    model: Any,
+    path: str | os.PathLike[str],
+    *,
+    alignment: int = 64,
+    threads: int | None = None,
+    progress: Progress | None = None,
+) -> None:
+    """Write ``model`` as an .ort file at ``path``, atomically.
+
+    ``model`` is an ``onnx.ModelProto``, the path of an .onnx file (inline or
+    external data; the weights are memory-mapped, not loaded into Python
+    objects), or an :class:`~wireplan.ort.OrtModel`.  Each non-empty
+    ``Tensor.raw_data`` starts at a multiple of ``alignment`` (a power of
+    two, 1..65536) from the start of the file.  ``threads`` copies the
+    payloads in parallel (``None``: by size; the output is the same bytes
+    either way); ``progress(done_bytes, total_bytes)`` is called as they are
+    copied.  Raises :class:`~wireplan.EncodeError` for what .ort cannot
+    hold (an operator without a known schema, a file past 2 GiB) before
+    anything is written.
+    """
+    _check_threads(threads)
+    om, owned = _open(model)
+    try:
+        result = plan(om, alignment=alignment)
+        write_sized(path, result.size, lambda buf: _fill(result, buf, threads, progress))
+    finally:
+        if owned:
+            om.close()
+
+
+def to_bytes(
+    model: Any,
+    *,
+    alignment: int = 64,
+    threads: int | None = None,
+) -> bytearray:
+    """The .ort file for ``model`` in memory (a ``bytearray``); see :func:`save`."""
+    _check_threads(threads)
+    om, owned = _open(model)
+    try:
+        result = plan(om, alignment=alignment)
+        out = bytearray(result.size)
+        _fill(result, out, threads, None)
+        return out
+    finally:
+        if owned:
+            om.close()
+
+
+def convert_onnx_to_ort(
+    src: str | os.PathLike[str],
+    dst: str | os.PathLike[str],
+    *,
+    alignment: int = 64,
+    threads: int | None = None,
+    progress: Progress | None = None,
+) -> None:
+    """Convert the .onnx file ``src`` (inline or external data) to the .ort file ``dst``."""
+    save(os.fspath(src), dst, alignment=alignment, threads=threads, progress=progress)

@@ -1,0 +1,140 @@
+"""The public verbs: compile, load (and its cache), layout, the per-type object API, the CLI."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+import wireplan
+import wireplan.dsdl
+from wireplan.cli import main
+from wireplan.dsdl.cli import EXAMPLE
+
+from ._support import CORNER, UAVCAN
+
+
+def test_compile_writes_an_importable_package_without_pydsdl(tmp_path: Path) -> None:
+    out = wireplan.dsdl.compile(EXAMPLE, output=tmp_path / "out")
+    assert (out / "demo" / "__init__.py").exists()
+    sources = "\n".join(p.read_text() for p in out.rglob("*.py"))
+    assert "import pydsdl" not in sources and "pycyphal" not in sources
+    # a fresh interpreter where pydsdl and pycyphal cannot be imported at all
+    code = (
+        "import sys; sys.modules['pydsdl'] = None; sys.modules['pycyphal'] = None\n"
+        f"sys.path.insert(0, {str(out)!r})\n"
+        "import demo\n"
+        "s = demo.Status_1_0(timestamp_us=5, mode=2)\n"
+        "assert demo.Status_1_0.deserialize(s.serialize()) == s\n"
+        "assert demo.Configure_1_0.Request.__qualname__ == 'Configure_1_0.Request'\n"
+        "assert demo.Status_1_0.MAGIC == 0x57495245\n"
+        "print(demo.Status_1_0.__module__, type(s).__name__)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["demo", "Status_1_0"]
+
+
+def test_compile_follows_lookup(tmp_path: Path) -> None:
+    reg = UAVCAN.parent / "reg"
+    if not reg.is_dir():
+        pytest.skip("public regulated data types not found")
+    out = wireplan.dsdl.compile(reg, lookup=[UAVCAN], output=tmp_path)
+    assert (out / "reg" / "udral" / "__init__.py").exists()
+    assert (out / "uavcan" / "si" / "unit" / "__init__.py").exists()  # used by reg, generated too
+
+
+def test_load_caches_and_recompiles_on_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("WIREPLAN_CACHE_DIR", str(cache))
+    src = tmp_path / "src" / "mini"
+    src.mkdir(parents=True)
+    (src / "A.1.0.dsdl").write_text("uint8 x\n@sealed\n")
+    first = wireplan.dsdl.load(src)
+    assert first.A_1_0(x=3).serialize() == b"\x03"
+    entries = [p for p in cache.iterdir()]
+    assert len(entries) == 1 and not entries[0].name.startswith(".")
+    stamp = (entries[0] / "mini" / "_wireplan_impl.py").stat().st_mtime_ns
+    again = wireplan.dsdl.load(src)
+    assert again is first
+    assert (entries[0] / "mini" / "_wireplan_impl.py").stat().st_mtime_ns == stamp
+    (src / "A.1.0.dsdl").write_text("uint16 x\n@sealed\n")
+    changed = wireplan.dsdl.load(src)
+    assert changed.A_1_0(x=3).serialize() == b"\x03\x00"
+    names = sorted(p.name for p in cache.iterdir())
+    assert len(names) == 2 and not any(n.startswith(".") for n in names)  # no temp folder left
+
+
+def test_cache_location(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from wireplan.dsdl._api import cache_dir
+
+    monkeypatch.setenv("WIREPLAN_CACHE_DIR", str(tmp_path / "x"))
+    assert cache_dir() == tmp_path / "x"
+    monkeypatch.delenv("WIREPLAN_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert cache_dir() == tmp_path / "xdg" / "wireplan" / "dsdl"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    assert cache_dir() == Path.home() / ".cache" / "wireplan" / "dsdl"
+
+
+def test_bad_sources_raise_wireplan_errors(tmp_path: Path) -> None:
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "A.1.0.dsdl").write_text("uint99 x\n@sealed\n")
+    with pytest.raises(wireplan.WireplanError):
+        wireplan.dsdl.compile(bad, output=tmp_path / "out")
+    with pytest.raises(wireplan.WireplanError):
+        wireplan.dsdl.load(tmp_path / "missing")
+
+
+def test_object_api(wp_corner: dict[str, ModuleType]) -> None:
+    ns = wp_corner["corner"]
+    a = ns.Inner_1_0(x=5, y=True, z=-3)
+    assert a == ns.Inner_1_0(x=5, y=True, z=-3) and a != ns.Inner_1_0(x=4)
+    assert repr(a) == "corner.Inner.1.0(x=5, y=True, z=-3)"
+    assert ns.Inner_1_0() == ns.Inner_1_0(x=0, y=False, z=0)
+    assert wireplan.dsdl.serialize(a) == a.serialize()
+    assert wireplan.dsdl.deserialize(ns.Inner_1_0, a.serialize()) == a
+    assert wireplan.dsdl.to_builtin(a) == {"x": 5, "y": True, "z": -3}
+    assert wireplan.dsdl.from_builtin(ns.Inner_1_0, {"x": 5, "y": True, "z": -3}) == a
+    with pytest.raises(wireplan.EncodeError):
+        ns.Inner_1_0.from_builtin({"nope": 1})
+    with pytest.raises(wireplan.EncodeError):
+        wireplan.dsdl.serialize(object())
+    with pytest.raises(AttributeError):
+        a.not_a_field = 1  # __slots__
+    big = ns.OddArrays_1_0()
+    assert big.big.dtype == bool and len(big.big) == 100  # large bool arrays are numpy arrays
+
+
+def test_cli_layout_and_compile(tmp_path: Path) -> None:
+    out = io.StringIO()
+    assert main(["dsdl", "layout", str(CORNER), "corner.Misaligned.1.0"], out=out) == 0
+    text = out.getvalue()
+    assert "single-struct+bits" in text and "inner.z" in text
+    out = io.StringIO()
+    assert main(["dsdl", "compile", str(CORNER), "-o", str(tmp_path / "gen")], out=out) == 0
+    assert (tmp_path / "gen" / "corner" / "__init__.py").exists()
+    assert "compiled" in out.getvalue()
+    err = main(["dsdl", "layout", str(CORNER), "corner.Missing.1.0"], out=io.StringIO())
+    assert err == 1
+
+
+def test_demo_runs_without_shared_data(tmp_path: Path) -> None:
+    from wireplan.dsdl.cli import demo
+
+    before = os.environ.get("WIREPLAN_CACHE_DIR")
+    out = io.StringIO()
+    demo(out, tmp_path)
+    text = out.getvalue()
+    assert "single-struct" in text and "round trip ok" in text and "serialize/s" in text
+    assert "FAILED" not in text
+    assert os.environ.get("WIREPLAN_CACHE_DIR") == before
+    assert EXAMPLE.is_dir() and "shared" not in str(EXAMPLE)

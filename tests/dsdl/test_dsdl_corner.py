@@ -1,0 +1,319 @@
+"""The corner-case namespace (tests/dsdl/corner): pydsdl as the oracle, plus exact edge values."""
+
+from __future__ import annotations
+
+import math
+import struct
+from types import ModuleType
+from typing import Any
+
+import pydsdl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import wireplan
+from wireplan import DecodeError, EncodeError
+
+from ._support import class_for, full_name, unwrap
+from ._values import same, values
+
+_S = settings(
+    max_examples=40, deadline=None, database=None, suppress_health_check=list(HealthCheck)
+)
+
+
+@pytest.fixture(scope="module")
+def ns(wp_corner: dict[str, ModuleType]) -> ModuleType:
+    return wp_corner["corner"]
+
+
+def _corner_checks(t: Any, cls: Any) -> None:
+    maxb = (unwrap(t).bit_length_set.max + 7) // 8
+
+    @_S
+    @given(values(t, in_range=True, max_var=20))
+    def valid(v: Any) -> None:
+        ref = pydsdl.serialize(t, v)
+        assert cls.from_builtin(v).serialize() == ref, (full_name(t), v)
+        assert same(cls.deserialize(ref).to_builtin(), pydsdl.deserialize(t, ref))
+
+    @_S
+    @given(values(t, in_range=False, max_var=20))
+    def out_of_range(v: Any) -> None:
+        ref = pydsdl.serialize(t, v)
+        assert cls.from_builtin(v).serialize() == ref, (full_name(t), v)
+
+    @settings(_S, max_examples=60)
+    @given(st.binary(max_size=maxb + 8))
+    def fuzz(data: bytes) -> None:
+        try:
+            expected = pydsdl.deserialize(t, data)
+        except (pydsdl.SerDesError, UnicodeDecodeError):
+            expected = None
+        try:
+            got = cls.deserialize(data).to_builtin()
+        except DecodeError:
+            assert expected is None
+            return
+        assert expected is not None and same(got, expected)
+
+    valid()
+    out_of_range()
+    fuzz()
+
+
+def test_oracle_every_corner_type(
+    corner_types: list[Any], wp_corner: dict[str, ModuleType]
+) -> None:
+    for t in corner_types:
+        _corner_checks(t, class_for(wp_corner, t))
+
+
+# ----------------------------------------------------------------- exact values at the thresholds
+
+
+@pytest.mark.parametrize(
+    ("value", "saturated", "truncated"),
+    [
+        (65504.0, 65504.0, 65504.0),
+        (65519.0, 65504.0, 65504.0),  # rounds down to the largest half
+        (65520.0, 65504.0, math.inf),  # would round up to infinity
+        (1e9, 65504.0, math.inf),
+        (-1e9, -65504.0, -math.inf),
+        (math.inf, math.inf, math.inf),
+        (-math.inf, -math.inf, -math.inf),
+        (6e-8, 6e-8, 6e-8),  # subnormal
+        (10**400, 65504.0, math.inf),  # an int too large for a float
+    ],
+)
+def test_float16_saturation(
+    ns: ModuleType, value: float, saturated: float, truncated: float
+) -> None:
+    obj = ns.Floats_1_0(s16=value, t16=value, odd16=value)
+    data = obj.serialize()
+    back = ns.Floats_1_0.deserialize(data)
+    half = struct.Struct("<e")
+    assert back.s16 == half.unpack(half.pack(saturated))[0]
+    assert back.t16 == half.unpack(half.pack(truncated))[0]
+    assert back.odd16 == back.s16  # the same rule at a misaligned offset
+    t = pydsdl.read_namespace(str(_corner_dir()), [])
+    ft = next(x for x in t if x.full_name == "corner.Floats")
+    assert data == pydsdl.serialize(
+        ft, obj.to_builtin() | {"s16": value, "t16": value, "odd16": value}
+    )
+
+
+def test_float16_nan_kept(ns: ModuleType) -> None:
+    back = ns.Floats_1_0.deserialize(ns.Floats_1_0(s16=math.nan, t32=math.nan).serialize())
+    assert math.isnan(back.s16) and math.isnan(back.t32)
+
+
+def test_float32_overflow(ns: ModuleType) -> None:
+    back = ns.Floats_1_0.deserialize(ns.Floats_1_0(s32=1e39, t32=-1e39, odd32=1e300).serialize())
+    assert back.s32 == struct.unpack("<f", struct.pack("<f", 3.4028234663852886e38))[0]
+    assert back.t32 == -math.inf and back.odd32 == math.inf
+
+
+@pytest.mark.parametrize(
+    ("field", "given_value", "expected"),
+    [
+        ("a", 32, 0),  # truncated uint5 wraps
+        ("a", 33, 1),
+        ("a", -1, 31),
+        ("c", 32, 31),  # saturated uint5 clamps
+        ("c", -5, 0),
+        ("b", 64, 63),  # int7 saturates
+        ("b", -65, -64),
+        ("d", 1000, 63),
+        ("e", 2**64 + 5, 5),  # truncated uint64
+        ("e", -1, 2**64 - 1),
+        ("f", 2**63, 2**63 - 1),
+        ("f", -(2**63) - 1, -(2**63)),
+        ("g", 128, 127),
+        ("h", 2, 1),
+        ("i", 2, 0),  # truncated uint1
+        ("i", 3, 1),
+        ("j", 2**32, 0),
+        ("k", 2**64, 2**64 - 1),
+        ("k", -1, 0),
+        ("a", 2.6, 3),  # floats round as pydsdl does
+        ("b", True, 1),
+    ],
+)
+def test_casts(ns: ModuleType, field: str, given_value: Any, expected: int) -> None:
+    obj = ns.Casts_1_0(**{field: given_value})
+    data = obj.serialize()
+    assert getattr(ns.Casts_1_0.deserialize(data), field) == expected
+    types = pydsdl.read_namespace(str(_corner_dir()), [])
+    ct = next(x for x in types if x.full_name == "corner.Casts")
+    assert data == pydsdl.serialize(ct, {field: given_value})
+
+
+@pytest.mark.parametrize(
+    "value", [0, 1, 127, 128, 255, 256, 2**31 - 1, 2**31, 2**32 - 1, 2**63, 2**64 - 1]
+)
+def test_boundaries_through_fast_and_slow_paths(ns: ModuleType, value: int) -> None:
+    obj = ns.Casts_1_0(e=value, j=value, k=value)
+    back = ns.Casts_1_0.deserialize(obj.serialize())
+    assert back.e == value % 2**64
+    assert back.j == value % 2**32
+    assert back.k == min(value, 2**64 - 1)
+
+
+def _corner_dir() -> Any:
+    from ._support import CORNER
+
+    return CORNER
+
+
+# ----------------------------------------------------------------- structure
+
+
+def test_empty_types(ns: ModuleType) -> None:
+    assert ns.Empty_1_0().serialize() == b""
+    assert ns.Empty_1_0.deserialize(b"") == ns.Empty_1_0()
+    assert ns.Empty_1_0.deserialize(b"\x01\x02") == ns.Empty_1_0()
+    assert ns.EmptyDelimited_1_0().serialize() == b""
+    # nested: a delimiter header of zero
+    assert ns.HasExt_1_0().serialize()[-4:] == b"\x00\x00\x00\x00"
+
+
+def test_unions_inside_unions(ns: ModuleType) -> None:
+    inner = ns.V_1_0(i=-3)
+    outer = ns.U_1_0(v=inner)
+    data = outer.serialize()
+    assert data == bytes([1, 1, 0b101])
+    back = ns.U_1_0.deserialize(data)
+    assert back.v == inner and back.v.i == -3 and back.inner is None
+    assert outer.to_builtin() == {"v": {"i": -3}}
+    assert ns.U_1_0.from_builtin({"v": {"e": {}}}).serialize() == bytes([1, 2])
+
+
+def test_union_construction_rules(ns: ModuleType) -> None:
+    with pytest.raises(EncodeError):
+        ns.V_1_0(h=1.0, i=1)
+    default = ns.V_1_0()
+    assert default.h == 0.0 and default.i is None
+    u = ns.V_1_0(h=1.5)
+    u.i = 2  # selecting another variant replaces the first
+    assert u.h is None and u.i == 2
+    assert u.serialize() == bytes([1, 2])
+
+
+def test_extent_and_versions(ns: ModuleType) -> None:
+    """A 1.1 sender inside a container read by a 1.0 receiver, and the reverse."""
+    new = ns.HasExt_1_1(
+        first=ns.Ext_1_1(a=7, b=[1, 2], c=0xDEADBEEF, d=[-1, 2]),
+        between=5,
+        many=[ns.Ext_1_1(a=1, c=2), ns.Ext_1_1(a=3, b=[9])],
+    )
+    data = new.serialize()
+    old = ns.HasExt_1_0.deserialize(data)  # extra fields skipped thanks to the headers
+    assert old.first.a == 7 and list(old.first.b) == [1, 2] and old.between == 5
+    assert [m.a for m in old.many] == [1, 3]
+    again = ns.HasExt_1_1.deserialize(old.serialize())  # implicit zero extension
+    assert again.first.c == 0 and list(again.first.d) == [] and again.many[1].a == 3
+    assert ns.Ext_1_0._EXTENT_BYTES_ == 64 and not ns.Ext_1_0._SEALED_
+
+
+def test_service_types(ns: ModuleType) -> None:
+    svc = ns.Svc_1_0
+    assert svc.Request.__qualname__ == "Svc_1_0.Request"
+    assert svc.Response.__name__ == "Response"
+    req = svc.Request(req=ns.Inner_1_0(x=5, y=True, z=-200), flags=[True, False, True])
+    assert svc.Request.deserialize(req.serialize()) == req
+    resp = svc.Response(resp=ns.U_1_0(small=17), code=6)
+    assert svc.Response.deserialize(resp.serialize()) == resp
+    assert not svc.Response._SEALED_ and svc.Request._SEALED_
+
+
+def test_deep_nesting(ns: ModuleType) -> None:
+    leaf = ns.Level3_1_0(x=-8, u=ns.U_1_0(v=ns.V_1_0(bytes_=[1, 2, 3])))
+    lvl = ns.Level2_1_0(flag=True, pair=[leaf, ns.Level3_1_0(x=7)], one=leaf)
+    deep = ns.Deep_1_0(levels=[lvl, lvl], fixed=lvl, tail=3)
+    back = ns.Deep_1_0.deserialize(deep.serialize())
+    assert back == deep
+    assert back.levels[1].pair[0].u.v.bytes_ == [1, 2, 3]
+
+
+def test_text_and_bytes(ns: ModuleType) -> None:
+    obj = ns.Text_1_0(name="héllo", raw=b"\x00\xff", x=True, misaligned="ab")
+    back = ns.Text_1_0.deserialize(obj.serialize())
+    assert back.to_builtin() == {"name": "héllo", "raw": b"\x00\xff", "x": True, "misaligned": "ab"}
+
+
+def test_constants(ns: ModuleType) -> None:
+    assert pytest.approx(3.14159) == ns.Floats_1_0.PI
+    assert ns.Floats_1_0.LIMIT == 200 and ns.Floats_1_0.YES is True and ns.Floats_1_0.NEGATIVE == -7
+
+
+# ----------------------------------------------------------------- bad input
+
+
+def test_bad_union_tag(ns: ModuleType) -> None:
+    with pytest.raises(DecodeError) as info:
+        ns.U_1_0.deserialize(bytes([9]))
+    assert info.value.offset == 0 and info.value.path == "$"
+    assert "union tag 9" in str(info.value)
+    # nested: the inner union's tag at byte 1, under the field that holds it
+    with pytest.raises(DecodeError) as info:
+        ns.U_1_0.deserialize(bytes([1, 7]))
+    assert info.value.offset == 1 and info.value.path == "$.v"
+
+
+def test_array_length_beyond_capacity(ns: ModuleType) -> None:
+    with pytest.raises(DecodeError) as info:
+        ns.U_1_0.deserialize(bytes([1, 3, 4]))  # V.bytes holds at most 3
+    assert info.value.offset == 2 and info.value.path == "$.v.bytes"
+    data = bytearray(ns.Deep_1_0(levels=[ns.Level2_1_0()]).serialize())
+    with pytest.raises(DecodeError) as info:
+        ns.Deep_1_0.deserialize(bytes([3]) + bytes(data[1:]))
+    assert info.value.path == "$.levels" and info.value.offset == 0
+
+
+def test_error_path_through_arrays_and_headers(ns: ModuleType) -> None:
+    good = ns.HasExt_1_0(first=ns.Ext_1_0(), many=[ns.Ext_1_0(), ns.Ext_1_0(b=[1])])
+    data = bytearray(good.serialize())
+    # layout: first = header(4) + a(2) + len(1); between(1); count(1); many[0] = 4+3; many[1] = 4+4
+    at = 4 + 3 + 1 + 1 + 7 + 4 + 2  # the length byte of many[1].b
+    assert data[at] == 1
+    data[at] = 5
+    with pytest.raises(DecodeError) as info:
+        ns.HasExt_1_0.deserialize(bytes(data))
+    assert info.value.path == "$.many[1].b" and info.value.offset == at
+
+
+def test_delimiter_header_longer_than_data(ns: ModuleType) -> None:
+    data = ns.HasExt_1_0().serialize()
+    bad = (1000).to_bytes(4, "little") + data[4:]
+    with pytest.raises(DecodeError) as info:
+        ns.HasExt_1_0.deserialize(bad)
+    assert info.value.offset == 0 and info.value.path == "$.first"
+    assert "1000 bytes" in str(info.value)
+
+
+def test_only_wireplan_errors_escape(ns: ModuleType) -> None:
+    with pytest.raises(wireplan.WireplanError):
+        ns.Text_1_0.deserialize(bytes([2, 0xC3, 0x28]))  # invalid UTF-8
+    with pytest.raises(EncodeError) as info:
+        ns.Deep_1_0(levels=[ns.Level2_1_0()] * 3).serialize()
+    assert info.value.path == "$.levels"
+    with pytest.raises(EncodeError) as info:
+        ns.Misaligned_1_0(flags=[True]).serialize()
+    assert info.value.path == "$.flags"
+    with pytest.raises(EncodeError) as info:
+        ns.Misaligned_1_0(e="x").serialize()
+    assert info.value.path == "$.e"
+    with pytest.raises(EncodeError):
+        ns.Level2_1_0(one=ns.Inner_1_0()).serialize()
+
+
+def test_zero_extension_and_truncation(ns: ModuleType) -> None:
+    full = ns.Misaligned_1_0(a=True, b=5, c=-3, d=1.5, e=200, wide=-(2**62))
+    data = full.serialize()
+    assert ns.Misaligned_1_0.deserialize(data + b"\xff" * 5) == full
+    short = ns.Misaligned_1_0.deserialize(data[:3])
+    assert short.a and short.b == 5 and short.wide == 0
+    assert ns.Misaligned_1_0.deserialize(memoryview(data)) == full
+    assert ns.Misaligned_1_0.deserialize(bytearray(data)) == full

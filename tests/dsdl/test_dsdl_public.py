@@ -1,0 +1,226 @@
+"""Every type of uavcan and reg against pydsdl's reference codec, and a sample against pycyphal."""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+import pydsdl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import wireplan
+
+from ._support import class_for, full_name, unwrap
+from ._values import same, values
+
+_FAST = settings(
+    max_examples=3,
+    deadline=None,
+    database=None,
+    suppress_health_check=list(HealthCheck),
+)
+
+
+def _check_value(t: Any, cls: Any, v: Any) -> None:
+    ref = pydsdl.serialize(t, v)
+    mine = cls.from_builtin(v).serialize()
+    assert mine == ref, f"{full_name(t)}: {mine.hex()} != {ref.hex()} for {v!r}"
+    assert wireplan.dsdl.serialize(cls.from_builtin(v)) == ref
+    back = wireplan.dsdl.deserialize(cls, ref)
+    assert same(back.to_builtin(), pydsdl.deserialize(t, ref)), full_name(t)
+
+
+def _check_bytes(t: Any, cls: Any, data: bytes) -> None:
+    try:
+        expected = pydsdl.deserialize(t, data)
+    except (pydsdl.SerDesError, UnicodeDecodeError):
+        expected = None
+    try:
+        got = cls.deserialize(data).to_builtin()
+    except wireplan.DecodeError as exc:
+        assert expected is None, f"{full_name(t)}: pydsdl decodes what wireplan rejects: {exc}"
+        assert 0 <= exc.offset <= max(len(data), 1) + 8
+        assert exc.path.startswith("$")
+        return
+    assert expected is not None, f"{full_name(t)}: wireplan decodes what pydsdl rejects"
+    assert same(got, expected)
+
+
+def test_every_type_is_generated(public_types: list[Any], wp_public: dict[str, ModuleType]) -> None:
+    assert len(public_types) == 266
+    for t in public_types:
+        cls = class_for(wp_public, t)
+        assert full_name(t) == cls._FULL_NAME_
+        assert unwrap(t).extent // 8 == cls._EXTENT_BYTES_ or not cls._SEALED_
+
+
+def _oracle_checks(t: Any, cls: Any) -> None:
+    maxb = (unwrap(t).bit_length_set.max + 7) // 8
+
+    @_FAST
+    @given(values(t))
+    def in_range(v: Any) -> None:
+        _check_value(t, cls, v)
+
+    @settings(_FAST, max_examples=2)
+    @given(values(t, in_range=False))
+    def out_of_range(v: Any) -> None:
+        _check_value(t, cls, v)
+
+    @settings(_FAST, max_examples=2)
+    @given(st.binary(max_size=maxb + 4))
+    def random_bytes(data: bytes) -> None:
+        _check_bytes(t, cls, data)
+
+    @settings(_FAST, max_examples=2)
+    @given(values(t), st.integers(0, 64))
+    def truncated(v: Any, cut: int) -> None:
+        data = pydsdl.serialize(t, v)
+        _check_bytes(t, cls, data[: max(0, len(data) - cut)])
+
+    in_range()
+    out_of_range()
+    random_bytes()
+    truncated()
+
+
+def test_against_pydsdl(public_types: list[Any], wp_public: dict[str, ModuleType]) -> None:
+    """Valid values (in range and out of range), random bytes and truncated bytes, per type."""
+    for t in public_types:
+        _oracle_checks(t, class_for(wp_public, t))
+
+
+SAMPLE = [
+    "uavcan.node.Heartbeat.1.0",
+    "uavcan.node.GetInfo.Response.1.0",
+    "uavcan.node.port.List.1.0",
+    "uavcan.register.Value.1.0",
+    "uavcan.register.Access.Request.1.0",
+    "uavcan.register.Access.Response.1.0",
+    "uavcan.primitive.array.Real32.1.0",
+    "uavcan.primitive.array.Bit.1.0",
+    "uavcan.diagnostic.Record.1.1",
+    "uavcan.file.Read.Response.1.1",
+    "uavcan.time.Synchronization.1.0",
+    "uavcan.si.sample.velocity.Vector3.1.0",
+    "uavcan.metatransport.can.Frame.0.2",
+    "uavcan.internet.udp.OutgoingPacket.0.2",
+    "reg.udral.physics.kinematics.cartesian.State.0.1",
+    "reg.udral.service.actuator.common.Feedback.0.1",
+    "reg.udral.physics.electricity.PowerTs.0.1",
+]
+
+
+@pytest.mark.parametrize("name", SAMPLE)
+def test_against_pycyphal(
+    name: str,
+    public_types: list[Any],
+    wp_public: dict[str, ModuleType],
+    pycyphal_public: dict[str, ModuleType],
+) -> None:
+    """pycyphal decodes wireplan's bytes and re-encodes them identically, and the reverse."""
+    t = next(t for t in public_types if full_name(t) == name)
+    mine = class_for(wp_public, t)
+    theirs = class_for(pycyphal_public, t)
+
+    _pycyphal_checks(t, mine, theirs)
+
+
+def _pycyphal_checks(t: Any, mine: Any, theirs: Any) -> None:
+    import pycyphal.dsdl
+
+    @settings(_FAST, max_examples=10)
+    @given(values(t))
+    def check(v: Any) -> None:
+        data = mine.from_builtin(v).serialize()
+        obj = pycyphal.dsdl.deserialize(theirs, [memoryview(data)])
+        assert obj is not None
+        again = b"".join(pycyphal.dsdl.serialize(obj))
+        assert again == data
+        assert mine.deserialize(again) == mine.deserialize(data)
+
+    check()
+
+
+def test_heartbeat_same_object_both_ways(
+    wp_public: dict[str, ModuleType], pycyphal_public: dict[str, ModuleType]
+) -> None:
+    import pycyphal.dsdl
+
+    w = wp_public["uavcan"].node
+    p = pycyphal_public["uavcan"].node
+    for uptime, health, mode, vssc in [
+        (0, 0, 0, 0),
+        (1, 1, 1, 1),
+        (2**32 - 1, 3, 7, 255),
+        (128, 2, 3, 127),
+    ]:
+        mine = w.Heartbeat_1_0(
+            uptime=uptime,
+            health=w.Health_1_0(value=health),
+            mode=w.Mode_1_0(value=mode),
+            vendor_specific_status_code=vssc,
+        )
+        theirs = p.Heartbeat_1_0(
+            uptime=uptime,
+            health=p.Health_1_0(value=health),
+            mode=p.Mode_1_0(value=mode),
+            vendor_specific_status_code=vssc,
+        )
+        assert mine.serialize() == b"".join(pycyphal.dsdl.serialize(theirs))
+    assert w.Heartbeat_1_0.MAX_PUBLICATION_PERIOD == p.Heartbeat_1_0.MAX_PUBLICATION_PERIOD
+    assert w.Heartbeat_1_0.OFFLINE_TIMEOUT == p.Heartbeat_1_0.OFFLINE_TIMEOUT
+
+
+LONG = [
+    "uavcan.primitive.array.Real32.1.0",
+    "uavcan.primitive.array.Natural16.1.0",
+    "uavcan.primitive.array.Integer8.1.0",
+    "uavcan.primitive.array.Bit.1.0",
+    "uavcan.primitive.String.1.0",
+    "uavcan.register.Value.1.0",
+]
+
+
+@pytest.mark.parametrize("name", LONG)
+def test_long_arrays_become_numpy(
+    name: str, public_types: list[Any], wp_public: dict[str, ModuleType]
+) -> None:
+    """Arrays of 64+ numbers or bools decode to numpy arrays; either form encodes the same."""
+    t = next(t for t in public_types if full_name(t) == name)
+    cls = class_for(wp_public, t)
+    _long_checks(t, cls)
+
+
+def _long_checks(t: Any, cls: Any) -> None:
+    @settings(_FAST, max_examples=6)
+    @given(values(t, max_var=300))
+    def check(v: Any) -> None:
+        ref = pydsdl.serialize(t, v)
+        obj = cls.deserialize(ref)
+        assert same(obj.to_builtin(), pydsdl.deserialize(t, ref))
+        assert obj.serialize() == ref  # numpy arrays in, the same bytes out
+        assert cls.from_builtin(v).serialize() == ref  # lists in
+
+    check()
+
+
+def test_numpy_inputs(wp_public: dict[str, ModuleType], public_types: list[Any]) -> None:
+    arr = wp_public["uavcan"].primitive.array
+    r32 = next(t for t in public_types if full_name(t) == "uavcan.primitive.array.Real32.1.0")
+    values64 = np.linspace(-1e39, 1e39, 64)  # float64, partly beyond float32: saturated
+    obj = arr.Real32_1_0(value=values64)
+    assert obj.serialize() == pydsdl.serialize(r32, {"value": values64.tolist()})
+    back = arr.Real32_1_0.deserialize(obj.serialize())
+    assert isinstance(back.value, np.ndarray) and back.value.dtype == np.float32
+    assert back.value.flags.writeable
+    n8 = next(t for t in public_types if full_name(t) == "uavcan.primitive.array.Natural8.1.0")
+    wide = np.array([0, 255, 256, -1] * 20, dtype=np.int64)  # saturated to 0..255
+    assert arr.Natural8_1_0(value=wide).serialize() == pydsdl.serialize(
+        n8, {"value": wide.tolist()}
+    )
+    small = arr.Natural8_1_0.deserialize(arr.Natural8_1_0(value=[1, 2]).serialize())
+    assert small.value == [1, 2]  # fewer than 64 elements: a list

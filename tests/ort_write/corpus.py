@@ -1,0 +1,331 @@
+"""The ONNX conformance corpus run through our .ort writer and onnxruntime.
+
+Each case: run the .onnx in onnxruntime (a case onnxruntime cannot run
+from its .onnx form is outside the corpus), convert it with
+:func:`wireplan.ort.writer.save`, open our .ort with
+:func:`wireplan.ort.session.session` (zero-copy options), run it on the
+same inputs and compare the outputs exactly (NaN equal to NaN).
+
+Run as a script for the full-corpus counts:
+``.venv/bin/python tests/ort_write/corpus.py [--alignment 64] [--every N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import os
+import re
+import sys
+import tempfile
+import warnings
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnx
+import onnx.numpy_helper
+import onnxruntime as ort
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from wireplan.errors import WireplanError
+from wireplan.ort import writer
+from wireplan.ort.session import session
+
+DATA_DIR = Path(onnx.__file__).parent / "backend" / "test" / "data"
+
+
+@dataclass
+class Case:
+    name: str
+    model: onnx.ModelProto
+    feeds: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class Outcome:
+    name: str
+    status: (
+        str  # onnx-not-runnable | convert-failed | load-failed | run-failed | different | identical
+    )
+    detail: str = ""
+
+
+def _graph_inputs(model: onnx.ModelProto) -> list[onnx.ValueInfoProto]:
+    inits = {t.name for t in model.graph.initializer} | {
+        t.values.name for t in model.graph.sparse_initializer
+    }
+    return [i for i in model.graph.input if i.name not in inits]
+
+
+def _feed_value(v: Any) -> Any:
+    """A test input as onnxruntime takes it (numpy arrays, lists, dicts, None)."""
+    if isinstance(v, onnx.TensorProto):
+        return onnx.numpy_helper.to_array(v)
+    if isinstance(v, np.generic):
+        return np.asarray(v)
+    if isinstance(v, list):
+        return [_feed_value(x) for x in v]
+    return v
+
+
+def node_cases() -> list[Case]:
+    """The node conformance cases ``onnx.backend.test.case.node.collect_testcases`` builds."""
+    import onnx.backend.test.case.node as node
+
+    with warnings.catch_warnings(), contextlib.redirect_stderr(io.StringIO()):
+        warnings.simplefilter("ignore")
+        cases = node.collect_testcases()
+    out = []
+    for c in cases:
+        if c.model is None:
+            continue
+        names = [i.name for i in _graph_inputs(c.model)]
+        feeds = [
+            {k: _feed_value(v) for k, v in zip(names, inputs, strict=False)}
+            for inputs, _ in c.data_sets or []
+        ]
+        out.append(Case(c.name, c.model, feeds))
+    return out
+
+
+def _read_value(path: Path, vi: onnx.ValueInfoProto) -> Any:
+    data = path.read_bytes()
+    kind = vi.type.WhichOneof("value")
+    if kind == "sequence_type":
+        p: Any = onnx.SequenceProto()
+        p.ParseFromString(data)
+        return onnx.numpy_helper.to_list(p)
+    if kind == "map_type":
+        p = onnx.MapProto()
+        p.ParseFromString(data)
+        return onnx.numpy_helper.to_dict(p)
+    if kind == "optional_type":
+        p = onnx.OptionalProto()
+        p.ParseFromString(data)
+        return onnx.numpy_helper.to_optional(p)
+    p = onnx.TensorProto()
+    p.ParseFromString(data)
+    return onnx.numpy_helper.to_array(p)
+
+
+_NP = {
+    onnx.TensorProto.FLOAT: np.float32,
+    onnx.TensorProto.DOUBLE: np.float64,
+    onnx.TensorProto.INT64: np.int64,
+    onnx.TensorProto.INT32: np.int32,
+    onnx.TensorProto.BOOL: np.bool_,
+}
+
+
+def _random_feed(model: onnx.ModelProto, seed: int) -> dict[str, Any]:
+    rng = np.random.default_rng(seed)
+    feed = {}
+    for vi in _graph_inputs(model):
+        tt = vi.type.tensor_type
+        shape = [d.dim_value if d.HasField("dim_value") else 1 for d in tt.shape.dim]
+        dtype = _NP.get(tt.elem_type, np.float32)
+        feed[vi.name] = rng.standard_normal(shape).astype(dtype)
+    return feed
+
+
+def data_cases() -> list[Case]:
+    """Every model shipped under ``onnx/backend/test/data`` (with its data sets when shipped)."""
+    out = []
+    for model_path in sorted(DATA_DIR.glob("*/*/model.onnx")):
+        model = onnx.load(os.fspath(model_path))
+        inputs = _graph_inputs(model)
+        feeds = []
+        for ds in sorted(model_path.parent.glob("test_data_set_*")):
+            feeds.append(
+                {
+                    vi.name: _read_value(ds / f"input_{i}.pb", vi)
+                    for i, vi in enumerate(inputs)
+                    if (ds / f"input_{i}.pb").exists()
+                }
+            )
+        out.append(Case(f"{model_path.parent.parent.name}/{model_path.parent.name}", model, feeds))
+    for model_path in sorted(DATA_DIR.glob("light/*.onnx")):
+        model = onnx.load(os.fspath(model_path))
+        out.append(Case(f"light/{model_path.stem}", model, [_random_feed(model, 0)]))
+    return out
+
+
+def shipped_without_model() -> list[str]:
+    """Folders under the data directory that ship no model (download URLs only)."""
+    return sorted(
+        f"{p.parent.name}/{p.name}"
+        for p in DATA_DIR.glob("*/*")
+        if p.is_dir() and not (p / "model.onnx").exists()
+    )
+
+
+def same(a: Any, b: Any) -> bool:
+    """Exact equality of onnxruntime outputs (tensors, sequences, maps, optionals); NaN == NaN."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)):
+            return False
+        if a.dtype != b.dtype or a.shape != b.shape:
+            return False
+        if a.dtype.kind in "fc":
+            return bool(np.array_equal(a, b, equal_nan=True))
+        if a.dtype == object:
+            return bool(a.tolist() == b.tolist())
+        return bool(np.array_equal(a, b))
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    return bool(a == b) or (a is None and b is None)
+
+
+#: Both sessions run the graph as stored: onnxruntime's optimizers take different paths for
+#: .onnx and .ort sources (fusions reorder float math), which is not what is compared here.
+OPT_LEVEL = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+
+
+def _options() -> ort.SessionOptions:
+    opts = ort.SessionOptions()
+    opts.graph_optimization_level = OPT_LEVEL
+    opts.intra_op_num_threads = 1
+    opts.inter_op_num_threads = 1
+    opts.log_severity_level = 4
+    return opts
+
+
+def run_case(case: Case, workdir: Path, *, alignment: int = 64) -> Outcome:
+    onnx_path = workdir / "model.onnx"
+    ort_path = workdir / "model.ort"
+    onnx.save(case.model, os.fspath(onnx_path))
+    feeds = case.feeds or [{}]
+    try:
+        ref_sess = ort.InferenceSession(
+            os.fspath(onnx_path), _options(), providers=["CPUExecutionProvider"]
+        )
+        expected = [ref_sess.run(None, f) for f in feeds]
+    except Exception as exc:
+        return Outcome(case.name, "onnx-not-runnable", str(exc).splitlines()[0][:200])
+    try:
+        writer.save(case.model, ort_path, alignment=alignment)
+    except WireplanError as exc:
+        return Outcome(case.name, "convert-failed", str(exc)[:300])
+    try:
+        ours = session(
+            ort_path,
+            graph_optimization_level=OPT_LEVEL,
+            intra_op_num_threads=1,
+            inter_op_num_threads=1,
+            log_severity_level=4,
+        )
+    except WireplanError as exc:
+        return Outcome(case.name, "load-failed", str(exc)[:300])
+    try:
+        got = [ours.run(None, f) for f in feeds]
+    except Exception as exc:
+        return Outcome(case.name, "run-failed", str(exc).splitlines()[0][:300])
+    for i, (e, g) in enumerate(zip(expected, got, strict=True)):
+        if not same(e, g):
+            return Outcome(case.name, "different", f"data set {i}")
+    return Outcome(case.name, "identical")
+
+
+_NO_KERNEL = re.compile(r"Could not find an implementation for (\w+)\((\d+)\)")
+
+
+def explain(outcome: Outcome) -> str | None:
+    """Why a miss is not a defect of the file we wrote, or None when it is unexplained.
+
+    - onnxruntime expands ONNX function operators that have no kernel
+      (CastLike, SoftmaxCrossEntropyLoss, ...) when it loads an .onnx, not
+      when it loads an .ort (its own converter saves them expanded);
+    - it inserts Cast nodes around float16 operators the CPU provider has
+      no float16 kernel for (InsertCastTransformer) for .onnx only;
+    - a value whose type onnx shape inference cannot tell (an unused
+      optional output) has no type in the file, and the .ort loader wants one;
+    - optional types and TYPE_PROTO attributes have no place in the .ort
+      schema (onnxruntime's own converter refuses those models too);
+    - onnx's inliner fails to expand some function ops (CastLike inside
+      AffineGrid's body: "Type unknown").
+    """
+    if outcome.status == "convert-failed":
+        if "no place in the .ort format" in outcome.detail or "optional types" in outcome.detail:
+            return "not representable in .ort (optional type / TypeProto attribute)"
+        if "function bodies failed" in outcome.detail:
+            return "onnx's inliner cannot expand the function op"
+        return None
+    if outcome.status != "load-failed":
+        return None
+    m = _NO_KERNEL.search(outcome.detail)
+    if m is not None:
+        from wireplan.ort.session import has_kernel
+
+        op, version = m.group(1), int(m.group(2))
+        if not has_kernel("", op, version):
+            return "function op not expanded by onnxruntime for .ort"
+        return "float16 op without a CPU kernel (Cast insertion is .onnx-only)"
+    if "Null type info" in outcome.detail:
+        return "value without an inferable type"
+    return None
+
+
+def run_all(cases: Sequence[Case], *, alignment: int = 64) -> Iterator[Outcome]:
+    with tempfile.TemporaryDirectory(prefix="wireplan-corpus-") as tmp:
+        for case in cases:
+            yield run_case(case, Path(tmp), alignment=alignment)
+
+
+def summarize(outcomes: Sequence[Outcome]) -> str:
+    counts = Counter(o.status for o in outcomes)
+    runnable = len(outcomes) - counts["onnx-not-runnable"]
+    converted = runnable - counts["convert-failed"]
+    loaded = converted - counts["load-failed"]
+    identical = counts["identical"]
+    lines = [
+        f"cases: {len(outcomes)}, onnxruntime runs the .onnx: {runnable}",
+        f"converted {converted}/{runnable}, loaded {loaded}/{runnable}, "
+        f"identical {identical}/{runnable}",
+    ]
+    reasons = Counter(
+        (o.status, explain(o)) for o in outcomes if o.status in ("load-failed", "convert-failed")
+    )
+    for (status, reason), n in sorted(reasons.items(), key=lambda kv: -kv[1]):
+        if reason is not None:
+            lines.append(f"  {status}, {reason}: {n}")
+    for o in outcomes:
+        if o.status not in ("identical", "onnx-not-runnable") and explain(o) is None:
+            lines.append(f"  UNEXPLAINED {o.status}: {o.name}: {o.detail}")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--alignment", type=int, default=64)
+    p.add_argument("--every", type=int, default=1, help="run every N-th case only")
+    p.add_argument("--only", choices=["node", "data"], default=None)
+    args = p.parse_args(argv)
+    groups = []
+    if args.only in (None, "node"):
+        groups.append(("node cases (collect_testcases)", node_cases()))
+    if args.only in (None, "data"):
+        groups.append(("models under onnx/backend/test/data", data_cases()))
+    for title, cases in groups:
+        outcomes = list(run_all(cases[:: args.every], alignment=args.alignment))
+        print(f"## {title}")
+        print(summarize(outcomes))
+        notrun = [o for o in outcomes if o.status == "onnx-not-runnable"]
+        print(f"  ({len(notrun)} cases onnxruntime cannot run from the .onnx; first few:)")
+        for o in notrun[:5]:
+            print(f"    {o.name}: {o.detail}")
+    if args.only in (None, "data"):
+        print("shipped without a model (download URLs only):", ", ".join(shipped_without_model()))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

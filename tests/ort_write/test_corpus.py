@@ -1,0 +1,128 @@
+"""The ONNX conformance corpus through our writer into onnxruntime (a deterministic sample).
+
+The full-corpus counts come from ``.venv/bin/python tests/ort_write/corpus.py``
+(see docs/ort-write.md); here every 4th node case, the named coverage cases
+and every shipped data model run, and no miss may be unexplained.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ort_write import corpus, models
+from ort_write.test_writer import run_onnx, run_ort
+from wireplan.ort import writer
+from wireplan.ort.reader import load
+
+COVERAGE = {
+    # subgraphs
+    "test_if",
+    "test_if_seq",
+    "test_loop11",
+    "test_loop13_seq",
+    "test_scan9_sum",
+    "test_scan_sum",
+    # string tensors
+    "test_string_concat_utf8",
+    "test_string_split_basic",
+    "test_regex_full_match_email_domain",
+    "test_strnormalizer_nostopwords_nochangecase",
+    # sequences
+    "test_sequence_insert_at_back",
+    "test_sequence_map_add_1_sequence_1_tensor",
+    "test_sequence_map_add_1_sequence_1_tensor_expanded",
+    "test_split_to_sequence_1",
+    # Constant nodes
+    "test_constant",
+    "test_constantofshape_int_zeros",
+    # another domain
+    "test_ai_onnx_ml_label_encoder_string_int",
+    "test_ai_onnx_ml_tree_ensemble_set_membership",
+    # function ops onnxruntime only expands for .onnx
+    "test_softplus_expanded_ver18",
+    "test_sce_mean_weight",
+}
+
+
+@pytest.fixture(scope="module")
+def node_cases() -> list[corpus.Case]:
+    return corpus.node_cases()
+
+
+def _check(outcomes: list[corpus.Outcome]) -> None:
+    bad = [o for o in outcomes if o.status not in ("identical", "onnx-not-runnable")]
+    unexplained = [o for o in bad if corpus.explain(o) is None]
+    assert unexplained == [], corpus.summarize(outcomes)
+
+
+def test_node_case_sample(node_cases: list[corpus.Case]) -> None:
+    sample = node_cases[::4]
+    outcomes = list(corpus.run_all(sample))
+    _check(outcomes)
+    runnable = [o for o in outcomes if o.status != "onnx-not-runnable"]
+    identical = [o for o in runnable if o.status == "identical"]
+    assert len(runnable) > 300
+    assert len(identical) >= 0.95 * len(runnable)
+
+
+def test_coverage_cases(node_cases: list[corpus.Case]) -> None:
+    chosen = [c for c in node_cases if c.name in COVERAGE]
+    assert {c.name for c in chosen} == COVERAGE
+    outcomes = list(corpus.run_all(chosen, alignment=4096))
+    assert {o.name: o.status for o in outcomes} == {name: "identical" for name in COVERAGE}
+
+
+def test_not_representable_cases_fail_clearly(
+    node_cases: list[corpus.Case], tmp_path: Path
+) -> None:
+    """Optional types and TYPE_PROTO attributes have no place in .ort: a clear EncodeError."""
+    chosen = [
+        c
+        for c in node_cases
+        if c.name in ("test_if_opt", "test_loop16_seq_none", "test_identity_opt")
+    ]
+    assert len(chosen) == 3
+    for c in chosen:
+        o = corpus.run_case(c, tmp_path)
+        assert o.status == "convert-failed" and corpus.explain(o) is not None, o
+        assert not (tmp_path / "model.ort").exists()
+
+
+def test_data_models() -> None:
+    outcomes = list(corpus.run_all(corpus.data_cases()))
+    _check(outcomes)
+    runnable = [o for o in outcomes if o.status != "onnx-not-runnable"]
+    assert len(runnable) >= 100
+    assert all(o.status == "identical" for o in runnable), corpus.summarize(outcomes)
+
+
+def test_maps_and_sequences_of_maps(tmp_path: Path) -> None:
+    model = models.zipmap()
+    writer.save(model, tmp_path / "z.ort")
+    feeds = {"x": np.array([[0.5, -1.0, 2.0], [1.0, 2.0, 3.0]], np.float32)}
+    assert corpus.same(run_ort(tmp_path / "z.ort", feeds), run_onnx(model, feeds))
+    with load(tmp_path / "z.ort") as om:
+        y = next(vi for vi in om.graph.node_args if vi.name == "y")
+        assert type(y.type.value).__name__ == "SequenceType"  # type: ignore[union-attr]
+        inner = y.type.value.elem_type.value  # type: ignore[union-attr]
+        assert type(inner).__name__ == "MapType"
+
+
+def test_rewriting_a_loaded_file_gives_the_same_bytes(node_cases: list[corpus.Case]) -> None:
+    """load(our .ort) -> save reproduces the file byte for byte (a deterministic, lossless writer)."""
+    from wireplan.errors import EncodeError
+
+    checked = 0
+    for case in node_cases[::25]:
+        try:
+            first = bytes(writer.to_bytes(case.model, alignment=64))
+        except EncodeError:
+            continue
+        with load(first) as om:
+            again = bytes(writer.to_bytes(om, alignment=64))
+        assert again == first, case.name
+        checked += 1
+    assert checked > 50

@@ -1,0 +1,358 @@
+"""The .ort writer: onnxruntime loads what we write and computes the same outputs."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+
+from ort_write import models
+from ort_write.corpus import same
+from wireplan.errors import EncodeError, WireplanError
+from wireplan.ort import kernel_types, writer
+from wireplan.ort.model import (
+    KernelTypeStrResolver,
+    OrtModel,
+    Tensor,
+)
+from wireplan.ort.reader import load, payload_offsets
+from wireplan.ort.session import contrib_op_signature, session
+
+_FBS = Path(ort.__file__).parent / "tools" / "ort_format_model"
+sys.path.insert(0, str(_FBS))
+from ort_flatbuffers_py.fbs import InferenceSession  # noqa: E402
+
+
+def run_onnx(model: onnx.ModelProto | Path, feeds: dict[str, Any]) -> list[Any]:
+    opts = ort.SessionOptions()
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    src = str(model) if isinstance(model, Path) else model.SerializeToString()
+    s = ort.InferenceSession(src, opts, providers=["CPUExecutionProvider"])
+    return list(s.run(None, feeds))
+
+
+def run_ort(path: Path, feeds: dict[str, Any]) -> list[Any]:
+    s = session(path, graph_optimization_level=ort.GraphOptimizationLevel.ORT_DISABLE_ALL)
+    return list(s.run(None, feeds))
+
+
+def raw_data_offsets(buf: bytes) -> list[int]:
+    """Where every non-empty Tensor.raw_data starts, read with onnxruntime's generated readers."""
+    root = InferenceSession.InferenceSession.GetRootAs(buf, 0)
+    offsets: list[int] = []
+
+    def tensor(t: Any) -> None:
+        o = t._tab.Offset(12)  # raw_data, slot 4
+        if o and t.RawDataLength():
+            offsets.append(t._tab.Vector(o))
+
+    def graph(g: Any) -> None:
+        for i in range(g.InitializersLength()):
+            tensor(g.Initializers(i))
+        for i in range(g.SparseInitializersLength()):
+            sp = g.SparseInitializers(i)
+            tensor(sp.Values())
+            tensor(sp.Indices())
+        for i in range(g.NodesLength()):
+            n = g.Nodes(i)
+            for j in range(n.AttributesLength()):
+                a = n.Attributes(j)
+                if a.T() is not None:
+                    tensor(a.T())
+                for k in range(a.TensorsLength()):
+                    tensor(a.Tensors(k))
+                if a.G() is not None:
+                    graph(a.G())
+                for k in range(a.GraphsLength()):
+                    graph(a.Graphs(k))
+
+    graph(root.Model().Graph())
+    return offsets
+
+
+def test_example_runs_in_onnxruntime_with_identical_outputs(tmp_path: Path) -> None:
+    from wireplan.ort.onnx_bridge import example_model
+
+    model = example_model()
+    writer.save(model, tmp_path / "m.ort")
+    x = np.random.default_rng(0).standard_normal((5, 64)).astype(np.float32)
+    assert same(run_ort(tmp_path / "m.ort", {"x": x}), run_onnx(model, {"x": x}))
+    head = (tmp_path / "m.ort").read_bytes()[:8]
+    assert head[4:8] == b"ORTM"
+    assert InferenceSession.InferenceSession.GetRootAs(head + b"\0" * 0, 0) is not None
+
+
+def test_features_round_trip_through_onnxruntime(tmp_path: Path) -> None:
+    """dim_param, metadata, Constant nodes, sparse initializer, string tensors, If subgraphs."""
+    model = models.features()
+    path = tmp_path / "f.ort"
+    writer.save(model, path)
+    for feeds in models.feature_feeds():
+        assert same(run_ort(path, feeds), run_onnx(model, feeds))
+    with load(path) as om:
+        assert om.ort_version == "6"
+        assert om.metadata_props == {"author": "wireplan", "empty": ""}
+        assert om.doc_string == "features model"
+        g = om.graph
+        assert len(g.sparse_initializers) == 1
+        inputs = {vi.name: vi for vi in g.node_args}
+        dims = inputs["x"].type.value.shape.dim  # type: ignore[union-attr]
+        assert [d.value.dim_param for d in dims] == ["batch", "seq"]  # type: ignore[union-attr]
+        more = next(t for t in g.initializers if t.name == "more")
+        assert more.string_data == ["héllo", "", "wörld"]
+        resolver = om.kernel_type_str_resolver
+        assert resolver is not None
+        ids = [e.op_id for e in resolver.op_kernel_type_str_args]
+        assert ids == sorted(ids, key=str.encode)
+        assert ":If:16" in ids and ":Neg:13" in ids  # subgraph ops are in the resolver
+
+
+def test_several_domains_with_contrib_ops(tmp_path: Path) -> None:
+    model = models.contrib()
+    path = tmp_path / "c.ort"
+    writer.save(model, path)
+    x = np.random.default_rng(1).standard_normal((2, 4)).astype(np.float32)
+    assert same(run_ort(path, {"x": x}), run_onnx(model, {"x": x}))
+    with load(path) as om:
+        resolver = om.kernel_type_str_resolver
+        assert resolver is not None
+        ids = {e.op_id for e in resolver.op_kernel_type_str_args}
+        assert {"com.microsoft:FusedMatMul:1", "com.microsoft:Gelu:1", ":Relu:14"} <= ids
+
+
+def test_model_local_functions_are_inlined(tmp_path: Path) -> None:
+    model = models.local_function()
+    writer.save(model, tmp_path / "fn.ort")
+    x = np.arange(3, dtype=np.float32)
+    assert same(run_ort(tmp_path / "fn.ort", {"x": x}), [x * 3])
+
+
+def test_unknown_operator_is_an_encode_error_naming_it(tmp_path: Path) -> None:
+    with pytest.raises(EncodeError, match=r"example\.custom:Frobnicate"):
+        writer.save(models.unknown_op(), tmp_path / "u.ort")
+    assert not (tmp_path / "u.ort").exists()
+    assert os.listdir(tmp_path) == []
+
+
+def test_carried_resolver_entries_are_kept(tmp_path: Path) -> None:
+    from wireplan.ort.onnx_bridge import from_onnx
+
+    om = from_onnx(models.unknown_op(), signature=kernel_types.signature)
+    om.model.graph.nodes[0].since_version = 1  # type: ignore[union-attr]
+    entry = kernel_types.entry_for(
+        "example.custom", "Frobnicate", (1, [("X", "T")], [("Y", "T")], ["T"])
+    )
+    om.kernel_type_str_resolver = KernelTypeStrResolver([entry])
+    buf = writer.to_bytes(om)
+    with load(bytes(buf)) as back:
+        assert back.kernel_type_str_resolver is not None
+        got = back.kernel_type_str_resolver.op_kernel_type_str_args
+        assert [e.op_id for e in got] == ["example.custom:Frobnicate:1"]
+        assert [(a.arg_type, a.index) for a in got[0].kernel_type_str_args[0].args] == [
+            (0, 0),
+            (1, 0),
+        ]
+
+
+@pytest.mark.parametrize("alignment", [1, 8, 64, 4096])
+def test_every_raw_data_is_aligned(tmp_path: Path, alignment: int) -> None:
+    model = models.weights(300_000, tensors=5)
+    model.graph.initializer.append(
+        onnx.numpy_helper.from_array(np.arange(3, dtype=np.int64), "tiny")
+    )
+    path = tmp_path / f"a{alignment}.ort"
+    writer.save(model, path, alignment=alignment)
+    buf = path.read_bytes()
+    offsets = raw_data_offsets(buf)
+    assert len(offsets) == 6
+    assert all(off % alignment == 0 for off in offsets), offsets
+    with load(path) as om:
+        assert sorted(off for _, _, off, _ in payload_offsets(om)) == sorted(offsets)
+    feeds = {"x": np.ones(15_000, np.float32)}
+    assert same(run_ort(path, feeds), run_onnx(model, feeds))
+
+
+def test_alignment_in_subgraphs_and_attributes(tmp_path: Path) -> None:
+    model = models.features()
+    path = tmp_path / "f.ort"
+    writer.save(model, path, alignment=4096)
+    offsets = raw_data_offsets(path.read_bytes())
+    assert len(offsets) >= 4  # sparse values + indices, dense constant, subgraph constant
+    assert all(off % 4096 == 0 for off in offsets)
+
+
+def test_bad_alignment_is_rejected(tmp_path: Path) -> None:
+    for bad in (0, 3, 48, 131072):
+        with pytest.raises(EncodeError, match="power of two"):
+            writer.save(models.weights(100), tmp_path / "x.ort", alignment=bad)
+
+
+def test_serial_and_threaded_files_are_byte_identical(tmp_path: Path) -> None:
+    model = models.weights(48 << 20, tensors=6)
+    writer.save(model, tmp_path / "s.ort", alignment=4096, threads=1)
+    writer.save(model, tmp_path / "t.ort", alignment=4096, threads=4)
+    a = (tmp_path / "s.ort").read_bytes()
+    b = (tmp_path / "t.ort").read_bytes()
+    assert a == b
+    assert bytes(writer.to_bytes(model, alignment=4096, threads=2)) == a
+
+
+def test_external_data_source_and_progress(tmp_path: Path) -> None:
+    model = models.weights(8 << 20, tensors=4)
+    onnx.save(
+        model,
+        tmp_path / "ext.onnx",
+        save_as_external_data=True,
+        all_tensors_to_one_file=True,
+        location="ext.data",
+        size_threshold=0,
+    )
+    seen: list[tuple[int, int]] = []
+    writer.convert_onnx_to_ort(
+        tmp_path / "ext.onnx", tmp_path / "ext.ort", progress=lambda d, t: seen.append((d, t))
+    )
+    assert seen[-1][0] == seen[-1][1] > 8 << 20
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen)
+    feeds = {"x": np.ones(1 << 19, np.float32)}
+    assert same(run_ort(tmp_path / "ext.ort", feeds), run_onnx(tmp_path / "ext.onnx", feeds))
+
+
+def test_failure_keeps_the_old_file(tmp_path: Path) -> None:
+    path = tmp_path / "keep.ort"
+    path.write_bytes(b"old contents")
+    with pytest.raises(EncodeError):
+        writer.save(models.unknown_op(), path)
+    assert path.read_bytes() == b"old contents"
+
+    def boom(done: int, total: int) -> None:
+        if done:
+            raise RuntimeError("interrupted")
+
+    with pytest.raises(RuntimeError):
+        writer.save(models.weights(1 << 20), path, progress=boom)
+    assert path.read_bytes() == b"old contents"
+    assert sorted(os.listdir(tmp_path)) == ["keep.ort"]
+
+
+def test_past_two_gib_is_an_encode_error(tmp_path: Path) -> None:
+    with load(bytes(writer.to_bytes(models.weights(1000, tensors=1)))) as om:
+        t = om.graph.initializers[0]
+        huge = np.broadcast_to(np.zeros(1, np.uint8), (2**31,))
+        om.graph.initializers[0] = Tensor(
+            name=t.name, dims=np.array([2**29], np.int64), data_type=1, raw_data=huge
+        )
+        with pytest.raises(EncodeError, match="external data"):
+            writer.save(om, tmp_path / "big.ort")
+    assert not (tmp_path / "big.ort").exists()
+
+
+def test_onnx_to_ort_to_onnx_gives_the_original_outputs(tmp_path: Path) -> None:
+    for model, feeds_list in [
+        (models.features(), models.feature_feeds()),
+        (models.many_nodes(50), [{"x": np.ones((2, 8), np.float32)}]),
+    ]:
+        writer.save(model, tmp_path / "r.ort")
+        with load(tmp_path / "r.ort") as om:
+            back = om.to_onnx()
+        for feeds in feeds_list:
+            assert same(run_onnx(back, feeds), run_onnx(model, feeds))
+
+
+@pytest.mark.parametrize("level", ["basic", "extended"])
+def test_onnxruntime_made_ort_load_save_runs(tmp_path: Path, level: str) -> None:
+    """An .ort from onnxruntime's own writer -> load -> save: onnxruntime runs ours the same."""
+    model = models.contrib() if level == "extended" else models.features()
+    feeds_list = (
+        [{"x": np.ones((2, 4), np.float32)}] if level == "extended" else models.feature_feeds()
+    )
+    src = tmp_path / "theirs.ort"
+    so = ort.SessionOptions()
+    so.graph_optimization_level = (
+        ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
+        if level == "extended"
+        else ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
+    )
+    so.optimized_model_filepath = str(src)
+    so.add_session_config_entry("session.save_model_format", "ORT")
+    ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
+    with load(src) as om:
+        writer.save(om, tmp_path / "ours.ort", alignment=64)
+        theirs_resolver = om.kernel_type_str_resolver
+        assert theirs_resolver is not None
+        # Our schema-derived entries equal onnxruntime's for every op the graph uses.
+        ours = kernel_types.resolver_for(om, carried=KernelTypeStrResolver(), fill_nodes=False)
+    theirs = {e.op_id: e for e in theirs_resolver.op_kernel_type_str_args}
+    for e in ours.op_kernel_type_str_args:
+        assert e.op_id in theirs
+        want = {
+            k.kernel_type_str: [(a.arg_type, a.index) for a in k.args]
+            for k in theirs[e.op_id].kernel_type_str_args
+        }
+        got = {
+            k.kernel_type_str: [(a.arg_type, a.index) for a in k.args]
+            for k in e.kernel_type_str_args
+        }
+        assert got == want, e.op_id
+    for feeds in feeds_list:
+        assert same(run_ort(tmp_path / "ours.ort", feeds), run_ort(src, feeds))
+    assert all(off % 64 == 0 for off in raw_data_offsets((tmp_path / "ours.ort").read_bytes()))
+
+
+def test_many_nodes(tmp_path: Path) -> None:
+    model = models.many_nodes(3000)
+    writer.save(model, tmp_path / "many.ort")
+    feeds = {"x": np.ones((4, 8), np.float32)}
+    assert same(run_ort(tmp_path / "many.ort", feeds), run_onnx(model, feeds))
+    with load(tmp_path / "many.ort") as om:
+        assert len(om.graph.nodes) == 3000
+
+
+def test_session_options() -> None:
+    with pytest.raises(WireplanError, match="crashes"):
+        session("x.ort", config={"session.use_ort_model_bytes_directly": "1"})
+    with pytest.raises(WireplanError, match="no option"):
+        session("x.ort", not_an_option=1)
+    with pytest.raises(WireplanError, match="could not load"):
+        session("/nonexistent/x.ort")
+
+
+def test_contrib_signature_shape() -> None:
+    sig = contrib_op_signature("com.microsoft", "FusedConv", 1)
+    assert sig is not None
+    since, inputs, outputs, params = sig
+    assert since == 1 and inputs[0] == ("X", "T") and outputs == [("Y", "T")] and params == ["T"]
+    assert contrib_op_signature("com.microsoft", "NoSuchOp", 1) is None
+    reshape = kernel_types.signature("", "Reshape", 14)
+    assert reshape is not None
+    entry = kernel_types.entry_for("", "Reshape", reshape)
+    assert entry.op_id == ":Reshape:14"
+    got = {
+        k.kernel_type_str: [(a.arg_type, a.index) for a in k.args]
+        for k in entry.kernel_type_str_args
+    }
+    assert got == {"T": [(0, 0), (1, 0)], "shape": [(0, 1)]}
+
+
+def test_writer_accepts_paths_protos_and_models(tmp_path: Path) -> None:
+    model = models.weights(1000)
+    onnx.save(model, tmp_path / "w.onnx")
+    a = bytes(writer.to_bytes(model))
+    b = bytes(writer.to_bytes(str(tmp_path / "w.onnx")))
+    with load(a) as om:
+        assert isinstance(om, OrtModel)
+        c = bytes(writer.to_bytes(om))
+    assert a == b == c
+
+
+def test_bad_arguments_are_encode_errors(tmp_path: Path) -> None:
+    with pytest.raises(EncodeError, match=r"expected an onnx\.ModelProto"):
+        writer.save(42, tmp_path / "x.ort")
+    with pytest.raises(EncodeError, match="threads"):
+        writer.save(models.weights(100), tmp_path / "x.ort", threads=0)
+    assert os.listdir(tmp_path) == []
