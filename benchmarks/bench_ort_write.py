@@ -18,7 +18,7 @@ onnxruntime converter, which takes seconds, runs ``--slow-repeat`` times):
      for payloads) and written atomically.
 2. A model of thousands of small nodes and few weights: the same peers.
 3. onnxruntime session creation from our aligned .ort through
-   ``wireplan.ort.session`` (zero-copy options) next to creation from the .onnx.
+   ``wireplan.ort.runtime`` (zero-copy options) next to creation from the .onnx.
 
 Not measured: cold page cache (the sources are read once first), other
 alignments (they change padding only).
@@ -52,8 +52,8 @@ from ort_write.fbref import FbEncoder  # noqa: E402
 from wireplan.core.atomic import atomic_open, write_bytes  # noqa: E402
 from wireplan.ort import kernel_types, writer  # noqa: E402
 from wireplan.ort.onnx_bridge import from_onnx  # noqa: E402
+from wireplan.ort.runtime import session  # noqa: E402
 from wireplan.ort.schema import ORT_SCHEMA  # noqa: E402
-from wireplan.ort.session import session  # noqa: E402
 
 
 def median_time(fn: Callable[[], Any], repeat: int) -> float:

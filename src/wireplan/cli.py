@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 import tempfile
 import time
@@ -23,12 +24,14 @@ from typing import TextIO
 from wireplan import __version__
 from wireplan.errors import WireplanError
 
-# Order matters for `inspect`: the first format whose sniff() accepts the file wins.
+# The formats in the order `wireplan demo` shows them.
 FORMATS: tuple[tuple[str, str], ...] = (
-    ("ort", "ONNX Runtime .ort"),
     ("evalue", "EValue"),
     ("dsdl", "Cyphal DSDL"),
+    ("ort", "ONNX Runtime .ort"),
 )
+# `inspect` asks the formats with a file identifier first; the first sniff() that accepts wins.
+INSPECT_ORDER = ("ort", "evalue")
 
 
 def _format_cli(name: str) -> ModuleType | None:
@@ -70,9 +73,11 @@ def _cmd_inspect(args: argparse.Namespace, out: TextIO) -> int:
     path = Path(args.file)
     with path.open("rb") as f:
         head = f.read(64)
-    for _, _, mod in _available():
+    formats = {name: mod for name, _, mod in _available()}
+    for name in INSPECT_ORDER:
+        mod = formats.get(name)
         sniff = getattr(mod, "sniff", None)
-        if sniff is not None and sniff(head):
+        if mod is not None and sniff is not None and sniff(head):
             mod.inspect(path, out)
             return 0
     print(f"wireplan: {path}: not a format wireplan knows", file=sys.stderr)
@@ -127,6 +132,11 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         code: int = args.handler(args, out)
+    except BrokenPipeError:
+        # The reader went away (`wireplan inspect m.ort | head`): stop quietly.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
     except WireplanError as exc:
         print(f"wireplan: error: {exc}", file=sys.stderr)
         return 1

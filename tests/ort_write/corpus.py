@@ -3,7 +3,7 @@
 Each case: run the .onnx in onnxruntime (a case onnxruntime cannot run
 from its .onnx form is outside the corpus), convert it with
 :func:`wireplan.ort.writer.save`, open our .ort with
-:func:`wireplan.ort.session.session` (zero-copy options), run it on the
+:func:`wireplan.ort.runtime.session` (zero-copy options), run it on the
 same inputs and compare the outputs exactly (NaN equal to NaN).
 
 Run as a script for the full-corpus counts:
@@ -36,7 +36,7 @@ if __package__ in (None, ""):
 
 from wireplan.errors import WireplanError
 from wireplan.ort import writer
-from wireplan.ort.session import session
+from wireplan.ort.runtime import session
 
 DATA_DIR = Path(onnx.__file__).parent / "backend" / "test" / "data"
 
@@ -263,7 +263,7 @@ def explain(outcome: Outcome) -> str | None:
         return None
     m = _NO_KERNEL.search(outcome.detail)
     if m is not None:
-        from wireplan.ort.session import has_kernel
+        from wireplan.ort.runtime import has_kernel
 
         op, version = m.group(1), int(m.group(2))
         if not has_kernel("", op, version):

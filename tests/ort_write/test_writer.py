@@ -22,7 +22,7 @@ from wireplan.ort.model import (
     Tensor,
 )
 from wireplan.ort.reader import load, payload_offsets
-from wireplan.ort.session import contrib_op_signature, session
+from wireplan.ort.runtime import contrib_op_signature, session
 
 _FBS = Path(ort.__file__).parent / "tools" / "ort_format_model"
 sys.path.insert(0, str(_FBS))

@@ -20,7 +20,7 @@ def _largest_alignment(offset: int, cap: int = 4096) -> int:
 
 def run(out: TextIO, workdir: pathlib.Path) -> None:
     """Convert the built-in example model to .ort (alignment 64), load it, run it if possible."""
-    from wireplan.ort import onnx_bridge, reader, session, writer
+    from wireplan.ort import onnx_bridge, reader, runtime, writer
 
     proto = onnx_bridge.example_model()
     onnx_path = workdir / "example.onnx"
@@ -52,15 +52,15 @@ def run(out: TextIO, workdir: pathlib.Path) -> None:
             if t.nbytes
         )
         print(f"weights are views into the file mapping: {shares}", file=out)
-    if not session.available():
+    if not runtime.available():
         print("onnxruntime is not installed: skipped running the model", file=out)
         return
     x = np.random.default_rng(0).standard_normal((2, 64)).astype(np.float32)
-    ours: Any = session.session(ort_path).run(None, {"x": x})
-    ref: Any = session.session(onnx_path).run(None, {"x": x})
+    ours: Any = runtime.session(ort_path).run(None, {"x": x})
+    ref: Any = runtime.session(onnx_path).run(None, {"x": x})
     same = all(np.array_equal(a, b) for a, b in zip(ours, ref, strict=True))
     print(
-        f"onnxruntime {session.version()} ran our .ort (zero-copy session) and the .onnx: "
+        f"onnxruntime {runtime.version()} ran our .ort (zero-copy session) and the .onnx: "
         f"outputs {'identical' if same else 'DIFFERENT'} (shape {tuple(ours[0].shape)})",
         file=out,
     )

@@ -14,7 +14,7 @@ lists ``(arg_type, formal index)``.
 Schemas come from ``onnx.defs`` for the ONNX domains
 (:func:`wireplan.ort.onnx_bridge.onnx_op_signature`), from onnxruntime for
 its own domains such as ``com.microsoft`` when it is installed
-(:func:`wireplan.ort.session.contrib_op_signature`), or from the resolver
+(:func:`wireplan.ort.runtime.contrib_op_signature`), or from the resolver
 an .ort source already carries.  An operator none of them knows is an
 :class:`~wireplan.EncodeError` naming it.
 """
@@ -70,7 +70,7 @@ def signature(domain: str, op_type: str, opset_version: int) -> Signature | None
     else:
         found = onnx_op_signature(domain, op_type, opset_version)
     if found is None:
-        from wireplan.ort.session import contrib_op_signature
+        from wireplan.ort.runtime import contrib_op_signature
 
         found = contrib_op_signature(domain, op_type, opset_version)
     return found

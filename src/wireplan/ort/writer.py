@@ -269,7 +269,7 @@ def _open(model: Any) -> tuple[OrtModel, bool]:
 
     options: dict[str, Any] = {"signature": kernel_types.signature}
     if "expand" in inspect.signature(from_onnx).parameters:
-        from wireplan.ort.session import needs_expansion
+        from wireplan.ort.runtime import needs_expansion
 
         # onnxruntime expands function ops without a kernel for .onnx, not for .ort.
         options["expand"] = needs_expansion

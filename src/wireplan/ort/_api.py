@@ -1,0 +1,58 @@
+"""The .ort verbs that reach into optional dependencies, imported only when called."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+from wireplan.errors import EncodeError
+from wireplan.ort.model import OrtModel
+
+if TYPE_CHECKING:
+    import onnx  # noqa: TID251 - for annotations only, never imported at run time
+
+__all__ = ["convert", "from_onnx", "to_onnx"]
+
+
+def to_onnx(model: OrtModel) -> onnx.ModelProto:
+    """The .ort model as an ``onnx.ModelProto``, losslessly (see :mod:`wireplan.ort.onnx_bridge`)."""
+    from wireplan.ort.onnx_bridge import to_onnx as _to_onnx
+
+    return _to_onnx(model)
+
+
+def from_onnx(model_or_path: onnx.ModelProto | str | os.PathLike[str], **options: Any) -> OrtModel:
+    """An :class:`OrtModel` from an ``onnx.ModelProto`` or an .onnx path (weights stay mapped).
+
+    Options (``base_dir``, ``signature``, ``infer_types``, ``inline_functions``) as in
+    :func:`wireplan.ort.onnx_bridge.from_onnx`.
+    """
+    from wireplan.ort.onnx_bridge import from_onnx as _from_onnx
+
+    return _from_onnx(model_or_path, **options)
+
+
+def convert(src: str | os.PathLike[str], dst: str | os.PathLike[str], **options: Any) -> None:
+    """Convert ``src`` to ``dst``, the direction chosen by the suffixes.
+
+    ``.ort -> .onnx``: :func:`wireplan.ort.onnx_bridge.convert_ort_to_onnx`
+    (option ``external_data=False``).  ``.onnx -> .ort``:
+    :func:`wireplan.ort.writer.convert_onnx_to_ort` (options ``alignment``,
+    ``threads``, ``progress``).  Both write atomically.
+    """
+    s = os.fspath(src).lower()
+    d = os.fspath(dst).lower()
+    if s.endswith(".ort") and d.endswith(".onnx"):
+        from wireplan.ort.onnx_bridge import convert_ort_to_onnx
+
+        convert_ort_to_onnx(src, dst, **options)
+        return
+    if s.endswith(".onnx") and d.endswith(".ort"):
+        from wireplan.ort.writer import convert_onnx_to_ort
+
+        convert_onnx_to_ort(src, dst, **options)
+        return
+    raise EncodeError(
+        f"cannot tell the conversion from the suffixes of {os.fspath(src)!r} and "
+        f"{os.fspath(dst)!r}: use .ort -> .onnx or .onnx -> .ort"
+    )
