@@ -194,3 +194,59 @@ def test_only_decode_errors_escape_for_wrong_buffers() -> None:
     for v in values:
         data = encode(v)
         assert isinstance(decode(memoryview(data)), type(decode(data)))
+
+
+_SIZES = st.sampled_from([0, 1, 2, 3, 127, 255, 65536, 2**31 - 1, -1, -(2**31)])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    code=st.integers(0, 255),
+    rank=st.integers(0, 255),
+    sizes=st.lists(_SIZES, max_size=130),
+    tail=st.binary(max_size=40),
+    copy=st.booleans(),
+)
+def test_hostile_tensor_headers(
+    code: int, rank: int, sizes: list[int], tail: bytes, copy: bool
+) -> None:
+    # Any scalar type byte, any rank byte (128+ is negative), sizes at the i32 limits, up
+    # to more than 127 of them, overflowing element counts: a DecodeError and no large
+    # allocation, or a value whose data is exactly the bytes given.
+    head = bytes([1, code, rank]) + b"".join(struct.pack(">i", n) for n in sizes)
+    blob = head + tail
+    tracemalloc.start()
+    try:
+        try:
+            value = decode(blob, copy=copy, extended=True, text=False)
+        except DecodeError as exc:
+            assert 0 <= exc.offset <= len(blob)
+            value = None
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 << 20
+    if value is not None:
+        nbytes = value.nbytes
+        assert nbytes <= len(tail)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    entries=st.lists(
+        st.tuples(
+            st.sampled_from([0, 15, 16, 17, 32, 48, 2**32, 2**63, 2**64 - 1]),
+            st.sampled_from([0, 1, 9, 2**31, 2**63, 2**64 - 1]),
+        ),
+        max_size=4,
+    ),
+    count_delta=st.sampled_from([0, 1, 2**40]),
+    body=st.binary(max_size=32),
+)
+def test_hostile_list_tables(entries: list[tuple[int, int]], count_delta: int, body: bytes) -> None:
+    blob = struct.pack(">4sHHQ", b"WPEL", 1, 0, len(entries) + count_delta)
+    blob += b"".join(struct.pack(">QQ", off, n) for off, n in entries) + body
+    try:
+        decode_list(blob, copy=False)
+    except DecodeError as exc:
+        assert 0 <= exc.offset <= len(blob)

@@ -26,6 +26,7 @@ import math
 import operator
 import struct
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final, TypeAlias
 
@@ -178,7 +179,13 @@ def _flat_bytes(value: Any, path: str) -> memoryview:
     try:
         return as_memoryview(value)
     except ValueError:
-        raise EncodeError("a String payload must be a contiguous buffer", path) from None
+        raise EncodeError("a byte payload must be a contiguous buffer", path) from None
+    except TypeError:
+        t = type(value)
+        raise EncodeError(
+            f"a byte payload must be a bytes-like object, not {t.__module__}.{t.__qualname__}",
+            path,
+        ) from None
 
 
 def _string_parts(payload: Any, path: str) -> _Parts:
@@ -381,38 +388,59 @@ _HUGEPAGE_MIN: Final = 4 << 20
 _PAGE: Final = 4096
 
 
-def new_bytes(size: int) -> tuple[bytes, np.ndarray[Any, Any]]:
-    """A new, not yet initialized ``bytes`` of ``size`` bytes and a writable uint8 view of it.
+class _Storage:
+    """The storage of a new ``bytes`` object, as numpy sees it.
 
-    The caller fills every byte through the view, then drops the view,
-    before the bytes object is handed to anyone.  On CPython the object
-    comes from ``PyBytes_FromStringAndSize(NULL, size)``, the C API's way to
-    build a bytes object by filling it, so no byte is written twice and no
-    copy is made.  Large buffers ask Linux for transparent huge pages, as
-    numpy does for its own large arrays (a fresh 64 MiB buffer otherwise
-    costs 16384 page faults, more than the copy itself).
+    An array built on it holds this object, and this object holds the
+    ``bytes``: a view can never outlive the memory it writes to.
     """
-    if _bytes_from_size is None:  # pragma: no cover - non-CPython
-        raise NotImplementedError("new_bytes needs CPython")
-    out: bytes = _bytes_from_size(None, size)
-    address: int = _bytes_as_string(out)
-    if _madvise is not None and size >= _HUGEPAGE_MIN:
-        first = (address + _PAGE - 1) & -_PAGE
-        last = (address + size) & -_PAGE
-        _madvise(first, last - first, _MADV_HUGEPAGE)  # advice only; failure is harmless
-    view = np.frombuffer(memoryview((ctypes.c_char * size).from_address(address)), _U8)
-    return out, view
+
+    __slots__ = ("__array_interface__", "_owner")
+
+    def __init__(self, owner: bytes, address: int, size: int) -> None:
+        self._owner = owner
+        self.__array_interface__: dict[str, Any] = {
+            "data": (address, False),
+            "shape": (size,),
+            "typestr": "|u1",
+            "version": 3,
+        }
 
 
-def _fill_new_bytes(parts: _Parts, size: int) -> bytes:
-    """A new ``bytes`` of ``size`` bytes filled from ``parts`` in a single pass."""
-    if _bytes_from_size is None:  # pragma: no cover - non-CPython
+# Below this size the result is built in a bytearray and copied: CPython
+# shares its bytes objects of length 0 and 1, which must never be filled
+# in place, and for a few hundred bytes a second copy costs nothing.
+_IN_PLACE_MIN: Final = 256
+
+
+def fill_new_bytes(size: int, fill: Callable[[np.ndarray[Any, Any]], object]) -> bytes:
+    """A new ``bytes`` of ``size`` bytes, written by ``fill`` through a writable uint8 view.
+
+    ``fill`` must write every byte.  On CPython the object comes from
+    ``PyBytes_FromStringAndSize(NULL, size)``, the C API's way to build a
+    bytes object by filling it, so no byte is written twice and no copy is
+    made.  Nobody else holds the object until ``fill`` has returned; if it
+    raises, the half-filled object is dropped, never returned.  Large
+    buffers ask Linux for transparent huge pages, as numpy does for its own
+    large arrays (a fresh 64 MiB buffer otherwise costs 16384 page faults,
+    more than the copy itself).
+    """
+    if _bytes_from_size is None or size < _IN_PLACE_MIN:
         buf = bytearray(size)
-        _write(parts, np.frombuffer(buf, _U8), 0)
+        fill(np.frombuffer(buf, _U8))
         return bytes(buf)
-    out, dest = new_bytes(size)
-    _write(parts, dest, 0)
-    del dest
+    out: bytes = _bytes_from_size(None, size)
+    try:
+        address: int = _bytes_as_string(out)
+        if _madvise is not None and size >= _HUGEPAGE_MIN:
+            first = (address + _PAGE - 1) & -_PAGE
+            last = (address + size) & -_PAGE
+            _madvise(first, last - first, _MADV_HUGEPAGE)  # advice only; failure is harmless
+        fill(np.asarray(_Storage(out, address, size)))
+    except BaseException:
+        # The traceback keeps this frame: leave no half-filled bytes in it.
+        del out
+        raise
     return out
 
 
@@ -444,7 +472,7 @@ def encode(value: Any, *, extended: bool = False) -> bytes:
     if size <= _SMALL:
         assert parts.wire is not None
         return parts.head + np.asarray(parts.data, dtype=parts.wire, order="C").tobytes()
-    return _fill_new_bytes(parts, size)
+    return fill_new_bytes(size, lambda dest: _write(parts, dest, 0))
 
 
 def encoded_size(value: Any, *, extended: bool = False) -> int:
@@ -464,15 +492,26 @@ def encoded_size(value: Any, *, extended: bool = False) -> int:
 def encode_into(value: Any, buffer: Any, offset: int = 0, *, extended: bool = False) -> int:
     """Encode ``value`` into the writable ``buffer`` at ``offset``; return the bytes written.
 
-    Raises :class:`EncodeError` when the value does not fit in the buffer;
-    nothing is written then.
+    ``buffer`` is any writable, contiguous bytes-like object: a
+    ``bytearray``, a writable ``mmap`` or ``memoryview``, a C-contiguous
+    numpy array (its bytes).  Raises :class:`EncodeError` when the value
+    cannot be encoded, the buffer is read-only or not contiguous, or the
+    value does not fit; nothing is written then.
     """
     parts = _parts(value, extended)
-    dest = np.frombuffer(buffer, _U8) if not isinstance(buffer, np.ndarray) else buffer
-    if dest.dtype != _U8 or dest.ndim != 1:
-        dest = dest.reshape(-1).view(_U8)
+    if isinstance(buffer, np.ndarray):
+        # reshape() of a non-contiguous array would copy: the bytes would go nowhere.
+        if not buffer.flags.c_contiguous:
+            raise EncodeError("encode_into needs a C-contiguous buffer")
+        dest = buffer.reshape(-1).view(_U8) if buffer.dtype != _U8 or buffer.ndim != 1 else buffer
+    else:
+        try:
+            dest = np.frombuffer(as_memoryview(buffer), _U8)
+        except ValueError:
+            raise EncodeError("encode_into needs a contiguous buffer") from None
     if not dest.flags.writeable:
         raise EncodeError("encode_into needs a writable buffer")
+    offset = operator.index(offset)
     size = parts.size
     if offset < 0 or offset + size > dest.shape[0]:
         raise EncodeError(
@@ -559,11 +598,15 @@ def _tensor_data(
         nonzero = math.prod(n for n in shape if n)
         if nonzero * info.itemsize > _MAX_NBYTES:
             raise LimitError(f"Tensor shape {list(shape)} overflows the element count", data_at)
-        out = np.empty(shape, info.native)
-        if not copy:
-            out.flags.writeable = False
-        return out
-    wire_view = np.frombuffer(mv, info.wire, count, data_at).reshape(shape)
+        if copy:
+            return np.empty(shape, info.native)
+        empty = np.empty(shape, info.wire)  # the dtype a view has, even with no elements
+        empty.flags.writeable = False
+        return empty
+    # A view must stay read-only: over a writable buffer (a bytearray), a
+    # view of a read-only memoryview cannot have its writeable flag set back.
+    src = mv if copy or mv.readonly else mv.toreadonly()
+    wire_view = np.frombuffer(src, info.wire, count, data_at).reshape(shape)
     if info.code == 11:  # bool: only 0 and 1 are valid bytes
         raw = wire_view.reshape(-1).view(_U8)
         if raw.max() > 1:
@@ -572,7 +615,6 @@ def _tensor_data(
                 f"Bool tensor element {first} is {raw[first]}, not 0 or 1", data_at + first
             )
     if not copy:
-        wire_view.flags.writeable = False
         return wire_view
     out = np.empty(shape, info.native)
     np.copyto(out if info.bits is info.native else out.view(info.bits), wire_view, casting="equiv")
@@ -663,8 +705,17 @@ def decode(data: Any, *, copy: bool = True, extended: bool = False, text: bool =
                 return False
         elif n == 1 and data == _NONE_BYTES:
             return None
-    try:
-        mv = as_memoryview(data)
-    except ValueError as exc:
-        raise TypeError(f"decode needs a contiguous bytes-like object: {exc}") from None
+    mv = input_view(data, "decode")
     return _decode_at(mv, 0, mv.nbytes, copy, extended, text)
+
+
+def input_view(data: Any, who: str) -> memoryview:
+    """``data`` as a flat byte memoryview; ``TypeError`` for what is not contiguous bytes.
+
+    A wrong argument is a programming error, not malformed input: like
+    ``struct.unpack``, the decoders raise ``TypeError`` for it.
+    """
+    try:
+        return as_memoryview(data)
+    except ValueError as exc:
+        raise TypeError(f"{who} needs a contiguous bytes-like object: {exc}") from None

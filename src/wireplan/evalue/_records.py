@@ -51,7 +51,14 @@ from wireplan.core.buffers import MappedFile, as_memoryview
 from wireplan.core.execute import execute
 from wireplan.core.plan import Plan, align_up
 from wireplan.errors import DecodeError, EncodeError, LimitError
-from wireplan.evalue._codec import TAG_TENSOR, _decode_at, _Parts, _parts, new_bytes
+from wireplan.evalue._codec import (
+    TAG_TENSOR,
+    _decode_at,
+    _Parts,
+    _parts,
+    fill_new_bytes,
+    input_view,
+)
 
 __all__ = [
     "LIST_MAGIC",
@@ -147,10 +154,7 @@ def encode_list(
     output either way.  Raises :class:`EncodeError` with the element's path.
     """
     plan = plan_list(values, extended=extended)
-    out, dest = new_bytes(plan.size)
-    execute(plan, dest, threads=threads)
-    del dest
-    return out
+    return fill_new_bytes(plan.size, lambda dest: execute(plan, dest, threads=threads))
 
 
 def _decode_list_at(
@@ -218,7 +222,7 @@ def decode_list(
     into ``data``.  Errors carry the byte offset from the start of ``data``
     and the element's path (``$[3]``).
     """
-    mv = as_memoryview(data)
+    mv = input_view(data, "decode_list")
     return _decode_list_at(mv, 0, mv.nbytes, copy, extended, text)
 
 
@@ -239,15 +243,22 @@ class RecordWriter:
     end of a ``with`` block): it is written to a temporary file beside it,
     synced and renamed.  :meth:`abort`, or an exception leaving the ``with``
     block, removes the temporary file and leaves any old file untouched.
+
+    A value that cannot be encoded raises :class:`EncodeError` before any
+    byte of its record is written, and the writer goes on.  A failed write
+    to the file (a full disk) may leave half a record behind, so it aborts
+    the writer: the error propagates, and :meth:`write` and :meth:`close`
+    then raise ``ValueError`` instead of publishing a damaged file.
     """
 
     def __init__(self, path: str | os.PathLike[str], *, extended: bool = False) -> None:
         self.path = os.fspath(path)
         self.extended = extended
-        self._cm = atomic_open(self.path)
-        self._file: IO[bytes] | None = self._cm.__enter__()
+        self._failed: BaseException | None = None
         self._pos = 0
         self._count = 0
+        self._cm = atomic_open(self.path)
+        self._file: IO[bytes] | None = self._cm.__enter__()
         self._put(_RECORD_HEAD.pack(RECORD_MAGIC, RECORD_VERSION, 0, 0, 0))
 
     @property
@@ -257,9 +268,23 @@ class RecordWriter:
 
     def _put(self, data: Any) -> None:
         if self._file is None:
-            raise ValueError("the RecordWriter is closed")
-        self._file.write(data)
+            raise self._closed_error()
+        try:
+            self._file.write(data)
+        except BaseException as exc:
+            # Part of a record may be in the file: never publish it.
+            self._failed = exc
+            self.abort()
+            raise
         self._pos += len(data) if isinstance(data, bytes) else memoryview(data).nbytes
+
+    def _closed_error(self) -> ValueError:
+        if self._failed is not None:
+            return ValueError(
+                f"the RecordWriter for {self.path} was aborted by a failed write "
+                f"({self._failed!r}); {self.path} was not written"
+            )
+        return ValueError("the RecordWriter is closed")
 
     def write(self, values: Iterable[Any]) -> int:
         """Append one record holding ``values``; return its index."""
@@ -287,16 +312,23 @@ class RecordWriter:
         """Finish the file: sync it and rename it into place."""
         f = self._file
         if f is None:
+            if self._failed is not None:
+                raise self._closed_error()
             return
         try:
             f.seek(_COUNT_AT)
             f.write(_U64.pack(self._count))
             f.seek(0, os.SEEK_END)
-        except BaseException:
+        except BaseException as exc:
+            self._failed = exc
             self.abort()
             raise
         self._file = None
-        self._cm.__exit__(None, None, None)
+        try:
+            self._cm.__exit__(None, None, None)  # fsync, rename
+        except BaseException as exc:  # the temporary file is gone, the old file untouched
+            self._failed = exc
+            raise
 
     def abort(self) -> None:
         """Discard everything written; an old file at ``path`` stays as it was."""
@@ -304,7 +336,10 @@ class RecordWriter:
             return
         self._file = None
         exc = _Aborted()
-        self._cm.__exit__(_Aborted, exc, None)
+        # Flushing what is buffered may fail too (the disk that is full):
+        # the temporary file is removed all the same.
+        with contextlib.suppress(OSError):
+            self._cm.__exit__(_Aborted, exc, None)
 
     def __enter__(self) -> RecordWriter:
         return self

@@ -13,7 +13,7 @@ import numpy as np
 
 from wireplan.core.buffers import MappedFile
 from wireplan.errors import DecodeError
-from wireplan.evalue._codec import TAG_TENSOR, RawTensor, decode, encode
+from wireplan.evalue._codec import TAG_NAMES, TAG_TENSOR, RawTensor, decode, encode
 from wireplan.evalue._dtypes import info_for_code
 from wireplan.evalue._records import (
     LIST_MAGIC,
@@ -25,7 +25,7 @@ from wireplan.evalue._records import (
     encode_list,
 )
 
-__all__ = ["demo", "describe", "inspect", "sniff"]
+__all__ = ["InspectError", "demo", "describe", "inspect", "sniff"]
 
 _SHOWN_RECORDS = 5
 
@@ -87,14 +87,53 @@ def _summary(values: list[Any]) -> str:
     return "[" + ", ".join(describe(v) for v in values) + "]"
 
 
+class InspectError(DecodeError):
+    """A damaged file met by ``inspect``: the decoder's error, with the file and what it was read as."""
+
+    def __init__(self, file: Path, kind: str, cause: DecodeError) -> None:
+        self.file = file
+        self.kind = kind
+        super().__init__(cause.reason, cause.offset, cause.path)
+
+    def _render(self) -> str:
+        return f"{self.file}: {self.kind}: {super()._render()}"
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_rebuild_inspect_error, (self.file, self.kind, self.reason, self.offset, self.path))
+
+
+def _rebuild_inspect_error(
+    file: Path, kind: str, reason: str, offset: int, path: str
+) -> InspectError:
+    return InspectError(file, kind, DecodeError(reason, offset, path))
+
+
 def inspect(path: str | Path, out: TextIO) -> None:
     """Describe an EValue file, an encoded list, or a record file (types, shapes, sizes, counts).
 
-    Nothing is copied: the file is mapped and tensors are views.
+    Nothing is copied: the file is mapped and tensors are views.  A damaged
+    file raises :class:`InspectError` (a ``DecodeError``) naming the file,
+    what it was read as, and the byte where it went wrong.
     """
     path = Path(path)
     with path.open("rb") as f:
         head = f.read(16)
+    if head.startswith(RECORD_MAGIC):
+        kind = "damaged EValue record file"
+    elif head.startswith(LIST_MAGIC):
+        kind = "damaged EValue list"
+    else:
+        # A bare EValue has no magic: say what its first byte made of it.
+        tag = head[0] if head else -1
+        name = TAG_NAMES[tag] if 0 <= tag < len(TAG_NAMES) else f"tag {tag}"
+        kind = f"not a valid EValue (read as a bare {name} from its first byte)"
+    try:
+        _inspect(path, head, out)
+    except DecodeError as exc:
+        raise InspectError(path, kind, exc) from exc
+
+
+def _inspect(path: Path, head: bytes, out: TextIO) -> None:
     if head.startswith(RECORD_MAGIC):
         _inspect_records(path, out)
         return
