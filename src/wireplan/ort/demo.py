@@ -30,7 +30,7 @@ def run(out: TextIO, workdir: pathlib.Path) -> None:
     writer.convert_onnx_to_ort(onnx_path, ort_path, alignment=64)
     took = time.perf_counter() - start
     print(
-        f"converted {onnx_path.name} -> {ort_path.name} ({ort_path.stat().st_size} bytes, "
+        f"   converted {onnx_path.name} -> {ort_path.name} ({ort_path.stat().st_size} bytes, "
         f"format version {writer.ORT_VERSION}) in {took * 1e3:.1f} ms",
         file=out,
     )
@@ -40,9 +40,9 @@ def run(out: TextIO, workdir: pathlib.Path) -> None:
         ops = ", ".join(n.op_type for n in graph.nodes)
         nbytes = sum(n for _, _, _, n in offsets)
         worst = min((_largest_alignment(off) for _, _, off, _ in offsets), default=0)
-        print(f"loaded zero-copy: {len(graph.nodes)} nodes ({ops})", file=out)
+        print(f"   loaded zero-copy: {len(graph.nodes)} nodes ({ops})", file=out)
         print(
-            f"initializers: {len(graph.initializers)}, {nbytes} bytes; every payload offset "
+            f"   initializers: {len(graph.initializers)}, {nbytes} bytes; every payload offset "
             f"is a multiple of {worst} (asked: 64)",
             file=out,
         )
@@ -51,16 +51,16 @@ def run(out: TextIO, workdir: pathlib.Path) -> None:
             for t in graph.initializers
             if t.nbytes
         )
-        print(f"weights are views into the file mapping: {shares}", file=out)
+        print(f"   weights are views into the file mapping: {shares}", file=out)
     if not runtime.available():
-        print("onnxruntime is not installed: skipped running the model", file=out)
+        print("   onnxruntime is not installed: skipped running the model", file=out)
         return
     x = np.random.default_rng(0).standard_normal((2, 64)).astype(np.float32)
     ours: Any = runtime.session(ort_path).run(None, {"x": x})
     ref: Any = runtime.session(onnx_path).run(None, {"x": x})
     same = all(np.array_equal(a, b) for a, b in zip(ours, ref, strict=True))
     print(
-        f"onnxruntime {runtime.version()} ran our .ort (zero-copy session) and the .onnx: "
+        f"   onnxruntime {runtime.version()} ran our .ort (zero-copy session) and the .onnx: "
         f"outputs {'identical' if same else 'DIFFERENT'} (shape {tuple(ours[0].shape)})",
         file=out,
     )
