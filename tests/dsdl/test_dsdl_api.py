@@ -49,6 +49,43 @@ def test_compile_follows_lookup(tmp_path: Path) -> None:
     assert (out / "uavcan" / "si" / "unit" / "__init__.py").exists()  # used by reg, generated too
 
 
+def test_compile_again_replaces_the_package_whole(tmp_path: Path) -> None:
+    src = tmp_path / "src" / "mini"
+    (src / "sub").mkdir(parents=True)
+    (src / "A.1.0.dsdl").write_text("uint8 x\n@sealed\n")
+    (src / "sub" / "B.1.0.dsdl").write_text("uint16 y\n@sealed\n")
+    out = tmp_path / "out"
+    (out / "mine.txt").parent.mkdir(parents=True)
+    (out / "mine.txt").write_text("not ours")  # beside the package: left alone
+    wireplan.dsdl.compile(src, output=out)
+    assert (out / "mini" / "sub" / "__init__.py").is_file()
+    # the namespace "sub" goes away: its module must not linger
+    (src / "sub" / "B.1.0.dsdl").unlink()
+    (src / "sub").rmdir()
+    wireplan.dsdl.compile(src, output=out)
+    assert not (out / "mini" / "sub").exists()
+    assert sorted(p.name for p in out.iterdir()) == ["mine.txt", "mini"]  # no staging left
+    # a failing compile leaves the previous package as it was
+    before = {p: p.read_bytes() for p in (out / "mini").rglob("*") if p.is_file()}
+    (src / "A.1.0.dsdl").write_text("uint99 x\n@sealed\n")
+    with pytest.raises(wireplan.WireplanError):
+        wireplan.dsdl.compile(src, output=out)
+    assert {p: p.read_bytes() for p in (out / "mini").rglob("*") if p.is_file()} == before
+    assert sorted(p.name for p in out.iterdir()) == ["mine.txt", "mini"]
+
+
+def test_compile_never_replaces_a_folder_it_did_not_write(tmp_path: Path) -> None:
+    src = tmp_path / "src" / "mini"
+    src.mkdir(parents=True)
+    (src / "A.1.0.dsdl").write_text("uint8 x\n@sealed\n")
+    foreign = tmp_path / "out" / "mini"
+    foreign.mkdir(parents=True)
+    (foreign / "notes.txt").write_text("keep me")
+    with pytest.raises(wireplan.WireplanError, match="not written by wireplan"):
+        wireplan.dsdl.compile(src, output=tmp_path / "out")
+    assert [p.name for p in foreign.iterdir()] == ["notes.txt"]
+
+
 def test_load_caches_and_recompiles_on_change(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

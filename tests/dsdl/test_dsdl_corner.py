@@ -7,6 +7,7 @@ import struct
 from types import ModuleType
 from typing import Any
 
+import numpy as np
 import pydsdl
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -159,6 +160,79 @@ def test_boundaries_through_fast_and_slow_paths(ns: ModuleType, value: int) -> N
     assert back.e == value % 2**64
     assert back.j == value % 2**32
     assert back.k == min(value, 2**64 - 1)
+
+
+# Bool fields and bool arrays in every position the generator handles differently:
+# a bit group at a static offset (Misaligned.a), a few bools packed inline
+# (Misaligned.flags), bools at a run-time bit position (BoolArrays.f, .w) and a
+# variable-length array (BoolArrays.v).
+_BOOL_SITES = [
+    ("Misaligned_1_0", "a", None),
+    ("Misaligned_1_0", "flags", 1),
+    ("BoolArrays_1_0", "f", 12),
+    ("BoolArrays_1_0", "v", 0),
+    ("BoolArrays_1_0", "w", 2),
+]
+
+
+def _bool_site(ns: ModuleType, type_name: str, field: str, index: int | None, value: Any) -> Any:
+    obj = getattr(ns, type_name)()
+    if index is None:
+        setattr(obj, field, value)
+    else:
+        items = list(getattr(obj, field))
+        items += [False] * (index + 1 - len(items))
+        items[index] = value
+        setattr(obj, field, items)
+    return obj
+
+
+@pytest.mark.parametrize(("type_name", "field", "index"), _BOOL_SITES)
+@pytest.mark.parametrize("bad", [math.nan, -math.inf, "yes"])
+def test_bool_rejects_what_pydsdl_rejects(
+    ns: ModuleType, type_name: str, field: str, index: int | None, bad: Any
+) -> None:
+    # pydsdl raises for a non-finite float or a non-number in a bool; the fast
+    # path must not take its truthiness
+    with pytest.raises(EncodeError):
+        _bool_site(ns, type_name, field, index, bad).serialize()
+
+
+@pytest.mark.parametrize(("type_name", "field", "index"), _BOOL_SITES)
+@pytest.mark.parametrize("truthy", [2, -1, 0.5, 1.0])
+def test_bool_coerces_numbers_like_pydsdl(
+    ns: ModuleType,
+    corner_types: list[Any],
+    type_name: str,
+    field: str,
+    index: int | None,
+    truthy: Any,
+) -> None:
+    got = _bool_site(ns, type_name, field, index, truthy).serialize()
+    want = _bool_site(ns, type_name, field, index, True).serialize()
+    assert got == want
+    t = next(t for t in corner_types if unwrap(t).full_name == "corner." + type_name[:-4])
+    assert got == pydsdl.serialize(t, _bool_site(ns, type_name, field, index, truthy).to_builtin())
+
+
+def test_large_bool_array_fast_and_slow(wp_public: dict[str, ModuleType]) -> None:
+    port = wp_public["uavcan"].node.port
+    mask = np.zeros(512, dtype=bool)
+    mask[[0, 9, 511]] = True
+    want = port.ServiceIDList_1_0(mask=mask).serialize()
+    assert want[0] == 1 and want[1] == 2 and want[63] == 128  # no header at the top level
+    as_list = port.ServiceIDList_1_0(mask=mask.tolist()).serialize()
+    as_ints = port.ServiceIDList_1_0(mask=mask.astype(np.uint8)).serialize()
+    coerced = port.ServiceIDList_1_0(mask=[2 if b else 0 for b in mask.tolist()]).serialize()
+    assert want == as_list == as_ints == coerced
+    bad = mask.tolist()
+    bad[3] = math.nan
+    with pytest.raises(EncodeError):
+        port.ServiceIDList_1_0(mask=bad).serialize()
+    with pytest.raises(EncodeError):
+        port.ServiceIDList_1_0(mask=mask[:-1]).serialize()
+    back = port.ServiceIDList_1_0.deserialize(want).mask
+    assert back.dtype == np.bool_ and back.flags.writeable and np.array_equal(back, mask)
 
 
 def _corner_dir() -> Any:

@@ -48,9 +48,20 @@ def _check_dirs(dirs: Sequence[Path]) -> None:
             raise WireplanError(f"{d}: not a DSDL namespace folder")
 
 
+def _generated_by_us(folder: Path) -> bool:
+    return (folder / LAYOUT_FILE).is_file() or (folder / "_wireplan_impl.py").is_file()
+
+
 def _write_package(
     roots: Sequence[Path], lookup: Sequence[Path], output: Path
 ) -> dict[str, TypeLayout]:
+    """Generate into a staging folder inside ``output``, then swap each root package in whole.
+
+    A package left by an earlier compile is replaced as a whole, so modules
+    of types that no longer exist do not linger; one that wireplan did not
+    write is never touched (``WireplanError``).  A failure before the swap
+    leaves ``output`` as it was.
+    """
     from wireplan.dsdl import compiler
 
     types = compiler.read_types(roots, lookup)
@@ -58,12 +69,29 @@ def _write_package(
     by_root: dict[str, list[dict[str, Any]]] = {}
     for lay in layouts:
         by_root.setdefault(lay.name.split(".")[0], []).append(lay.to_dict())
-    for rel, text in files.items():
-        target = output / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        write_bytes(target, text.encode())
-    for root, items in by_root.items():
-        write_bytes(output / root / LAYOUT_FILE, json.dumps(items, indent=1).encode())
+    tops = sorted({rel.split("/")[0] for rel in files} | set(by_root))
+    for top in tops:
+        dest = output / top
+        if dest.exists() and not (dest.is_dir() and _generated_by_us(dest)):
+            raise WireplanError(
+                f"{dest}: exists and was not written by wireplan; not replacing it "
+                "(choose another output folder)"
+            )
+    staging = Path(tempfile.mkdtemp(prefix=".wireplan-compile-", dir=output))
+    try:
+        for rel, text in files.items():
+            target = staging / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(text.encode())
+        for root, items in by_root.items():
+            (staging / root / LAYOUT_FILE).write_bytes(json.dumps(items, indent=1).encode())
+        for top in tops:
+            dest = output / top
+            if dest.exists():
+                os.replace(dest, staging / f"{top}.previous")
+            os.replace(staging / top, dest)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
     return {lay.name: lay for lay in layouts}
 
 
@@ -79,6 +107,9 @@ def compile(
     per namespace with a class per type and version (``Heartbeat_1_0``);
     types of ``lookup`` namespaces that the roots use are generated too.
     Put ``output`` on ``sys.path`` to import them.  Returns ``output``.
+    Compiling again replaces each root package folder whole (nothing stale
+    is left); a folder of that name that wireplan did not write is never
+    touched, and a failed compile leaves the previous package in place.
     Raises :class:`~wireplan.dsdl.compiler.CompileError` (a
     :class:`~wireplan.WireplanError`) on DSDL that pydsdl rejects.
     """

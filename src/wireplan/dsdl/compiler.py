@@ -60,7 +60,7 @@ __all__ = [
     "source_digest",
 ]
 
-GENERATOR_VERSION = "1"
+GENERATOR_VERSION = "2"
 IMPL_MODULE = "_wireplan_impl"
 
 _RESERVED = frozenset(
@@ -102,6 +102,7 @@ def source_digest(roots: Sequence[Path], lookup: Sequence[Path]) -> str:
     h = hashlib.sha256()
     h.update(f"wireplan {__version__} gen {GENERATOR_VERSION} pydsdl {pydsdl.__version__}".encode())
     h.update(Path(__file__).read_bytes())  # a changed generator invalidates the cache too
+    h.update((Path(__file__).parent / "runtime.py").read_bytes())  # and so does its runtime
     for label, dirs in (("root", roots), ("lookup", lookup)):
         for d in dirs:
             d = Path(d).resolve()
@@ -167,6 +168,7 @@ class _Module:
     def __init__(self) -> None:
         self.structs: dict[str, str] = {}
         self.caches: dict[tuple[str, str], str] = {}
+        self.unpackers: set[str] = set()
 
     def struct(self, fmt: str) -> str:
         name = self.structs.get(fmt)
@@ -183,12 +185,23 @@ class _Module:
         return name
 
     def header(self) -> list[str]:
-        out = [f"{name} = _Struct({fmt!r})" for fmt, name in self.structs.items()]
+        out = []
+        for fmt, name in self.structs.items():
+            # bound methods: one attribute lookup less per call
+            out.append(f"{name} = _Struct({fmt!r})")
+            out.append(f"{name}_p = {name}.pack")
+            out.append(f"{name}_u = {name}.unpack_from")
         out += [
-            f"{name} = _rt.StructCache({head!r}, {code!r})"
+            f"{name} = _rt.PackCache({head!r}, {code!r})"
             for (head, code), name in self.caches.items()
         ]
+        out += [f"_UC_{code} = _rt.UnpackCache({code!r})" for code in sorted(self.unpackers)]
         return out
+
+    def unpacker(self, code: str) -> str:
+        """The name of the per-count ``unpack_from`` cache of elements ``code``."""
+        self.unpackers.add(code)
+        return f"_UC_{code}"
 
 
 def _prim_info(t: Any) -> tuple[str, int, bool]:
@@ -220,6 +233,28 @@ def _byte_code(t: Any) -> str | None:
 
 def _is_composite(t: Any) -> bool:
     return isinstance(t, pydsdl.CompositeType)
+
+
+def _plain_fixed(t: Any) -> bool:
+    """A sealed structure of fixed size in whole bytes with only primitives, fixed arrays of
+    primitives and such structures inside: its code can be inlined in an array loop."""
+    if not isinstance(t, pydsdl.StructureType) or isinstance(t, pydsdl.DelimitedType):
+        return False
+    lengths = t.bit_length_set
+    if lengths.min != lengths.max or lengths.max % 8:
+        return False
+    for f in t.fields:
+        ft = f.data_type
+        if isinstance(ft, pydsdl.FixedLengthArrayType):
+            ft = ft.element_type
+        elif isinstance(ft, pydsdl.ArrayType):
+            return False
+        if isinstance(ft, pydsdl.CompositeType):
+            if not _plain_fixed(ft):
+                return False
+        elif not isinstance(ft, pydsdl.PrimitiveType | pydsdl.VoidType):
+            return False
+    return True
 
 
 SMALL_BOOLS = 16  # fixed bool arrays up to this size are packed with inline code
@@ -308,6 +343,7 @@ class _Ser(_Emitter):
         self.gbits = 0
         self.group_fields: list[str] = []
         self.group_has_shift = False
+        self.branch_at: int | None = None  # where a final list/ndarray branch starts
 
     # -- byte mode runs
     def _group_add(self, part: str | None, bits: int) -> None:
@@ -334,6 +370,41 @@ class _Ser(_Emitter):
         self.gbits = 0
         self.group_has_shift = False
 
+    def _head(self) -> str | None:
+        """The pending run as one ``bytes`` expression (its checks emitted first), or None."""
+        self._checks_line()
+        if not self.items:
+            return None
+        codes = "".join(c for c, _ in self.items)
+        args = [e for _, e in self.items if e is not None]
+        self.items = []
+        if codes == "B" and len(args) == 1:
+            return f"bytes(({args[0]},))"
+        return f"{self.gen.mod.struct('<' + codes)}_p({', '.join(args)})"
+
+    def returns(self) -> list[str] | None:
+        """These lines turned into a function body that returns the bytes, when they allow it.
+
+        That is the case when one statement (or one branch of statements)
+        at the end writes everything: the top-level ``serialize`` then skips
+        the ``bytearray`` and its copy into ``bytes``.
+        """
+        if not self.lines:
+            return None
+        last = self.lines[-1]
+        if self.steps == 1 and last.startswith(("    out += ", "    out.append(")):
+            if last.startswith("    out.append("):
+                return [
+                    *self.lines[:-1],
+                    "    return bytes((" + last[len("    out.append(") : -1] + ",))",
+                ]
+            return [*self.lines[:-1], last.replace("out += ", "return ", 1)]
+        at = self.branch_at
+        if self.steps == 2 and at is not None and len(self.lines) == at + 6:
+            tail = [line.replace("out += ", "return ", 1) for line in self.lines[at:]]
+            return [*self.lines[:at], *tail]
+        return None
+
     def _checks_line(self) -> None:
         if self.checks:
             self.emit(f"if {' | '.join(self.checks)}:")
@@ -352,13 +423,15 @@ class _Ser(_Emitter):
         self._checks_line()
         codes = "".join(c for c, _ in self.items)
         args = [e for _, e in self.items if e is not None]
-        if tail is None:
+        if tail is None and codes == "B" and len(args) == 1:
+            self.emit(f"out.append({args[0]})")  # range-checked like pack: ValueError
+        elif tail is None:
             name = self.gen.mod.struct("<" + codes)
-            self.emit(f"out += {name}.pack({', '.join(args)})")
+            self.emit(f"out += {name}_p({', '.join(args)})")
         else:
             count, code, seq = tail
             cache = self.gen.mod.cache("<" + codes, code)
-            self.emit(f"out += {cache}[{count}].pack({', '.join([*args, '*' + seq])})")
+            self.emit(f"out += {cache}[{count}]({', '.join([*args, '*' + seq])})")
         self.items = []
         self.steps += 1
 
@@ -433,8 +506,10 @@ class _Ser(_Emitter):
             return
         part, check = self._part(kind, bits, v)
         if kind == "b":
-            self.emit(f"if {v}:")
-            self.emit("    acc |= 1 << pos")
+            # bools and 0/1 pass; anything else (2, NaN, a str) takes the slow path
+            self.emit(f"if {check}:")
+            self.emit("    raise OverflowError")
+            self.emit(f"acc |= {v} << pos")
         else:
             if check:
                 self.emit(f"if {check}:")
@@ -485,10 +560,21 @@ class _Ser(_Emitter):
                 self.checks.append(f"({n} > {cap})")
                 self.items.append((_INT_CODE[(t.length_field_type.bit_length, False)], n))
             self.flush()
-            fn = self._composite_fn(el)
             e = self.new("e")
             self.emit(f"for {e} in {v}:")
-            self.emit(f"    {fn}({e}, out)")
+            if _plain_fixed(el):
+                # the element's code inlined in the loop: no call per element
+                self.indent += 1
+                self.structure(el, e, f"{path}[]", None)
+                self.align8()
+                self.flush()
+                self.indent -= 1
+                self.steps += 1
+                self.note(
+                    path, t, offsets, "inline", "array of fixed structures: element code in a loop"
+                )
+                return
+            self.emit(f"    {self._composite_fn(el)}({e}, out)")
             self.steps += 1
             self.note(path, t, offsets, "call", "array of composites: element routine in a loop")
             return
@@ -508,12 +594,27 @@ class _Ser(_Emitter):
                     path, t, offsets, "struct", f"byte-aligned, struct repeat count {cap}{code}"
                 )
                 return
+            if (
+                self.mode == "byte"
+                and self.gbits == 0
+                and isinstance(el, pydsdl.BooleanType)
+                and large
+                and cap % 8 == 0
+            ):
+                self.items.append((f"{cap // 8}s", f"_bools_bytes({v}, {cap})"))
+                self.note(
+                    path, t, offsets, "struct", f"byte-aligned bool[{cap}]: {cap // 8} packed bytes"
+                )
+                return
             width = cap * el.bit_length
             if isinstance(el, pydsdl.BooleanType) and 0 < cap <= SMALL_BOOLS:
                 # a few bools: unpacked (which checks the length) and or-ed in place
                 names = [self.new("e") for _ in range(cap)]
                 self.emit(f"{', '.join(names)}, = {v}")
-                bits = " | ".join(f"({1 << i} if {e} else 0)" for i, e in enumerate(names))
+                # bools and 0/1 only here; anything else takes the slow path
+                self.emit(f"if ({' | '.join(names)}) >> 1:")
+                self.emit("    raise OverflowError")
+                bits = " | ".join(f"{e} << {i}" if i else f"{e}" for i, e in enumerate(names))
                 if self.mode == "byte":
                     self._group_add(f"({bits})", width)
                     self.note(path, t, offsets, "bit-group", f"{width} bits at a static bit offset")
@@ -554,32 +655,27 @@ class _Ser(_Emitter):
             self.emit(f"pos += {lbits}")
         if self.mode == "byte" and self.gbits == 0 and code is not None:
             if code == "B":
-                self.flush()
-                self.emit(f"out += {self._u8(v)}")
+                # the pending run and the bytes in one statement (a top-level
+                # serializer then returns it as it is)
+                head = self._head()
+                self.emit(f"out += {head} + {self._u8(v)}" if head else f"out += {self._u8(v)}")
                 self.steps += 1
                 self.note(path, t, offsets, "byte-copy", "byte-aligned array: one bytes copy")
             elif large:
                 # a list goes out with the run in one pack; a numpy array as one tobytes()
-                self._checks_line()
                 codes = "".join(c for c, _ in self.items)
                 args = [e for _, e in self.items if e is not None]
                 cache = self.gen.mod.cache("<" + codes, code)
-                head = (
-                    f"    out += {self.gen.mod.struct('<' + codes)}.pack({', '.join(args)})"
-                    if self.items
-                    else None
-                )
+                head = self._head()
+                plus = f"{head} + " if head else ""
+                if self.steps == 0:
+                    self.branch_at = len(self.lines)
                 self.emit(f"if {v}.__class__ is list:")
-                self.emit(f"    out += {cache}[{n}].pack({', '.join([*args, '*' + v])})")
+                self.emit(f"    out += {cache}[{n}]({', '.join([*args, '*' + v])})")
                 self.emit(f"elif {v}.__class__ is _ndarray and {v}.dtype is _DT_{code}:")
-                if head:
-                    self.emit(head)
-                self.emit(f"    out += {v}.tobytes()")
+                self.emit(f"    out += {plus}{v}.tobytes()")
                 self.emit("else:")
-                if head:
-                    self.emit(head)
-                self.emit(f"    out += _pack_array({code!r}, {v})")
-                self.items = []
+                self.emit(f"    out += {plus}_pack_array({code!r}, {v})")
                 self.steps += 2
                 self.note(path, t, offsets, "byte-copy", "byte-aligned array: one bytes copy")
             else:
@@ -673,10 +769,12 @@ class _Des(_Emitter):
             name = self.gen.mod.struct("<" + codes)
             targets = [(t, c) for _, t, c in self.items if t is not None]
             at = f"o + {self.run_start}" if self.run_start else "o"
-            call = f"{name}.unpack_from(b, {at})"
+            call = f"{name}_u(b, {at})"
             multi = [t for t, c in targets if c > 1]
             if not targets:
                 pass
+            elif codes == "B" and len(targets) == 1:
+                self.emit(f"{targets[0][0]} = b[{at}]")
             elif not multi:
                 names = ", ".join(t for t, _ in targets)
                 self.emit(f"{names}, = {call}" if len(targets) == 1 else f"{names} = {call}")
@@ -841,7 +939,7 @@ class _Des(_Emitter):
                 return [f"{target} = {fn}({data}, {code!r}, {count}, 0)"]
             if code == "B":
                 return [f"{target} = list({data})"]
-            return [f"{target} = _unpack_array({code!r}, {count}, {data}, 0)"]
+            return [f"{target} = list({self.gen.mod.unpacker(code)}[{count}]({data}, 0))"]
         kind, bits, _ = _prim_info(el)
         return [f"{target} = _i2i_r({raw}, {bits}, {count}, {kind == 'i'})"]
 
@@ -880,6 +978,20 @@ class _Des(_Emitter):
         if _is_composite(el):
             self.align8()
             self.pin()
+            if _plain_fixed(el):
+                # the element's code inlined in the loop (it cannot fail: no tags, no lengths)
+                self.emit(f"{v} = []")
+                self.emit(f"for _ in range({count}):")
+                self.indent += 1
+                r = self.structure(el, f"{path}[]", None, inline=True)
+                self.flush()
+                self.emit(f"{v}.append({r})")
+                self.emit(f"o += {self.so}")
+                self.so = 0
+                self.run_start = 0
+                self.indent -= 1
+                self.steps += 1
+                return v
             fn = self._composite_fn(el)
             e = self.new("e")
             i = self.new("i")
@@ -916,6 +1028,18 @@ class _Des(_Emitter):
                 else:
                     self.items.append((f"{cap}{code}", v, cap))
                 self.so += cap * size
+                return v
+            if (
+                self.mode == "byte"
+                and self.gbits == 0
+                and isinstance(el, pydsdl.BooleanType)
+                and large
+                and cap % 8 == 0
+            ):
+                raw = self.new("r")
+                self.items.append((f"{cap // 8}s", raw, 1))
+                self.post.append(f"{v} = _bytes_bools({raw})")
+                self.so += cap // 8
                 return v
             width = cap * el.bit_length
             if self.mode == "byte" and isinstance(el, pydsdl.BooleanType) and cap <= SMALL_BOOLS:
@@ -959,11 +1083,11 @@ class _Des(_Emitter):
                 if code == "B":
                     self.emit(f"    {v} = list(b[o:o + {count}])")
                 else:
-                    self.emit(f"    {v} = _unpack_array({code!r}, {count}, b, o)")
+                    self.emit(f"    {v} = list({self.gen.mod.unpacker(code)}[{count}](b, o))")
             elif code == "B":
                 self.emit(f"{v} = list(b[o:o + {count}])")
             else:
-                self.emit(f"{v} = _unpack_array({code!r}, {count}, b, o)")
+                self.emit(f"{v} = list({self.gen.mod.unpacker(code)}[{count}](b, o))")
             if special:
                 self._finish_special(el, v, path, "o")
             self.emit(f"o += {count}" if size == 1 else f"o += {count} * {size}")
@@ -1093,6 +1217,7 @@ def _gen_unit(gen: _Gen, unit: _Unit) -> _Code:
     tag_code = "B"
     base0 = pydsdl.BitLengthSet(0)
     single = False
+    returning: list[str] | None = None
 
     # ---- serializer body
     if is_union:
@@ -1111,7 +1236,19 @@ def _gen_unit(gen: _Gen, unit: _Unit) -> _Code:
             lines.extend(ser.lines)
             lines.append("")
             variants.append(f"_s_{ident}_{k}")
+            returns = ser.returns()
+            lines.append(f"def _r_{ident}_{k}(v):")
+            if returns is None:
+                lines.append("    out = bytearray()")
+                lines.append(f"    _s_{ident}_{k}(v, out)")
+                lines.append("    return bytes(out)")
+            else:
+                lines.extend(returns)
+            lines.append("")
         lines.append(f"_SV_{ident} = ({', '.join(variants)},)")
+        lines.append(
+            f"_RV_{ident} = ({', '.join(f'_r_{ident}_{k}' for k in range(len(variants)))},)"
+        )
         lines.append("")
         lines.append(f"def _s_{ident}(self, out):")
         lines.append(f"    _SV_{ident}[self._tag](self._value, out)")
@@ -1126,7 +1263,9 @@ def _gen_unit(gen: _Gen, unit: _Unit) -> _Code:
         lines.append(f"def _s_{ident}(self, out):")
         lines.extend(ser.lines or ["    pass"])
         lines.append("")
-        single = ser.steps == 1 and ser.lines[-1].lstrip().startswith("out += _S")
+        last = ser.lines[-1].lstrip() if ser.lines else ""
+        single = ser.steps == 1 and last.startswith(("out += _S", "out.append("))
+        returning = ser.returns()
         if not ser.steps:
             single = True
         bits = any(f.strategy in ("bit-group",) for f in report)
@@ -1171,7 +1310,7 @@ def _gen_unit(gen: _Gen, unit: _Unit) -> _Code:
         if tb == 1:
             lines.append("    t = b[o]")
         else:
-            lines.append(f"    t, = {gen.mod.struct('<' + tag_code)}.unpack_from(b, o)")
+            lines.append(f"    t, = {gen.mod.struct('<' + tag_code)}_u(b, o)")
         lines.append(f"    if t >= {len(t.fields)}:")
         lines.append(
             f"        raise _DecodeError(f'invalid union tag {{t}} (the union has {len(t.fields)} fields)', o)"
@@ -1197,7 +1336,7 @@ def _gen_unit(gen: _Gen, unit: _Unit) -> _Code:
         top_body.append(
             "            t = b[0]"
             if tb == 1
-            else f"            t, = {gen.mod.struct('<' + tag_code)}.unpack_from(b, 0)"
+            else f"            t, = {gen.mod.struct('<' + tag_code)}_u(b, 0)"
         )
         top_body.append(f"            if t >= {len(t_fields)}:")
         top_body.append(
@@ -1324,11 +1463,10 @@ def _gen_unit(gen: _Gen, unit: _Unit) -> _Code:
     # serialize
     cls.append("    def serialize(self):")
     cls.append('        """The serialized bytes (no delimiter header at the top level)."""')
-    if not is_union and single and single_lines:
+    if not is_union and returning:
         cls.append("        try:")
-        for line in single_lines[:-1]:
+        for line in returning:
             cls.append("        " + line)
-        cls.append("        " + single_lines[-1].replace("out += ", "return ", 1))
         cls.append("        except Exception:")
         cls.append(f"            return _serialize_slow({ident}, self)")
     elif not is_union and single:
@@ -1342,12 +1480,10 @@ def _gen_unit(gen: _Gen, unit: _Unit) -> _Code:
         cls.append(f"            return _serialize_slow({ident}, self)")
         cls.append("        return bytes(out)")
     else:
-        cls.append("        out = bytearray()")
         cls.append("        try:")
-        cls.append(f"            _SV_{ident}[self._tag](self._value, out)")
+        cls.append(f"            return _RV_{ident}[self._tag](self._value)")
         cls.append("        except Exception:")
         cls.append(f"            return _serialize_slow({ident}, self)")
-        cls.append("        return bytes(out)")
     cls.append("")
     # deserialize
     cls.append("    @classmethod")
@@ -1374,7 +1510,7 @@ def _gen_unit(gen: _Gen, unit: _Unit) -> _Code:
         if tb == 1:
             cls.append("        t = data[0]")
         else:
-            cls.append(f"        t, = {gen.mod.struct('<' + tag_code)}.unpack_from(data, 0)")
+            cls.append(f"        t, = {gen.mod.struct('<' + tag_code)}_u(data, 0)")
         cls.append(f"        if t >= {len(t_fields)}:")
         cls.append(
             f"            raise _DecodeError(f'invalid union tag {{t}} (the union has {len(t_fields)} fields)', 0)"
@@ -1512,6 +1648,8 @@ _pack_array = _rt.pack_array
 _unpack_array = _rt.unpack_array
 _np_from = _rt.numpy_from
 _i2b_np = _rt.int_to_bool_array
+_bools_bytes = _rt.bools_to_bytes
+_bytes_bools = _rt.bytes_to_bools
 _numbers = _rt.numbers_from
 _ndarray = _rt.np.ndarray
 _frombuffer = _rt.np.frombuffer

@@ -42,10 +42,14 @@ __all__ = [
     "DTYPES",
     "DecodeError",
     "EncodeError",
+    "PackCache",
     "StructCache",
     "StructError",
+    "UnpackCache",
     "bits_to_float",
+    "bools_to_bytes",
     "bools_to_int",
+    "bytes_to_bools",
     "default_of",
     "eq",
     "float_to_bits",
@@ -69,6 +73,7 @@ __all__ = [
 ]
 
 StructError = struct.error
+_BOOL = np.dtype(np.bool_)
 Kind = tuple[Any, ...]  # see the module docstring; arrays carry a 4th item: numpy or list
 
 _FLOAT_CODE = {16: "e", 32: "f", 64: "d"}
@@ -94,10 +99,11 @@ def bools_to_int(values: Sequence[Any]) -> int:
     if isinstance(values, np.ndarray) and values.dtype == np.bool_:
         return int.from_bytes(np.packbits(values, bitorder="little").tobytes(), "little")
     seq = values if type(values) is list else list(values)
-    try:  # bools and 0/1 ints convert at C speed; anything else takes the truthiness path
+    try:  # bools and 0/1 ints convert at C speed
         return int(bytes(seq[::-1]).translate(_TO_ASCII), 2)
     except (TypeError, ValueError):
-        return int(bytes(map(bool, reversed(seq))).translate(_TO_ASCII), 2)
+        # 2, NaN, None...: the caller's slow path coerces (or rejects) them first
+        raise OverflowError("bool array element other than a bool, 0 or 1") from None
 
 
 _BYTE_BITS = tuple(tuple(bool(b >> i & 1) for i in range(8)) for b in range(256))
@@ -214,6 +220,59 @@ def int_to_bool_array(value: int, count: int) -> Any:
 def unpack_array(code: str, count: int, data: Any, offset: int) -> list[Any]:
     """``count`` elements of ``code`` read from ``data`` at ``offset``."""
     return list(struct.unpack_from(f"<{count}{code}", data, offset))
+
+
+class PackCache(dict[int, Callable[..., bytes]]):
+    """``cache[n]``: the bound ``pack`` of a fixed head followed by ``n`` elements of ``code``.
+
+    Lets a length prefix and the array after it go out in one call; the
+    bound method is kept, not the ``Struct``, to skip an attribute lookup
+    per call.
+    """
+
+    def __init__(self, head: str, code: str) -> None:
+        super().__init__()
+        self.head = head
+        self.code = code
+
+    def __missing__(self, count: int) -> Callable[..., bytes]:
+        made = struct.Struct(f"{self.head}{count}{self.code}").pack
+        if len(self) < 4096:
+            self[count] = made
+        return made
+
+
+class UnpackCache(dict[int, Callable[[Any, int], tuple[Any, ...]]]):
+    """``cache[n](data, offset)``: ``n`` little-endian elements of ``code`` (a bound ``unpack_from``)."""
+
+    def __init__(self, code: str) -> None:
+        super().__init__()
+        self.code = code
+
+    def __missing__(self, count: int) -> Callable[[Any, int], tuple[Any, ...]]:
+        made = struct.Struct(f"<{count}{self.code}").unpack_from
+        if len(self) < 4096:
+            self[count] = made
+        return made
+
+
+def bools_to_bytes(values: Any, count: int) -> bytes:
+    """Exactly ``count`` bools (a multiple of 8) as ``count // 8`` bytes, element 0 in bit 0.
+
+    A 1-D numpy bool array is packed by numpy; anything else goes through
+    :func:`bools_to_int`.  A wrong length raises ``OverflowError`` (the
+    caller's slow path then reports it).
+    """
+    if values.__class__ is np.ndarray and values.dtype is _BOOL and values.shape == (count,):
+        return np.packbits(values, bitorder="little").tobytes()
+    if len(values) != count:
+        raise OverflowError
+    return bools_to_int(values).to_bytes(count >> 3, "little")
+
+
+def bytes_to_bools(raw: bytes) -> Any:
+    """The inverse of :func:`bools_to_bytes`: a writable numpy bool array of ``8 * len(raw)``."""
+    return np.unpackbits(np.frombuffer(raw, np.uint8), bitorder="little").view(np.bool_)
 
 
 class StructCache(dict[int, struct.Struct]):
