@@ -1264,7 +1264,11 @@ def _gen_unit(gen: _Gen, unit: _Unit) -> _Code:
         lines.extend(ser.lines or ["    pass"])
         lines.append("")
         last = ser.lines[-1].lstrip() if ser.lines else ""
-        single = ser.steps == 1 and last.startswith(("out += _S", "out.append("))
+        single = (
+            ser.steps == 1
+            and last.startswith(("out += _S", "out.append("))
+            and _min_bytes(t) == maxb  # a fixed layout
+        )
         returning = ser.returns()
         if not ser.steps:
             single = True
