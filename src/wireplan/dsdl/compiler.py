@@ -235,6 +235,11 @@ def _is_composite(t: Any) -> bool:
     return isinstance(t, pydsdl.CompositeType)
 
 
+def _byte_bools(el: Any, cap: int, large: bool) -> bool:
+    """Whether a fixed bool array at a byte boundary moves as ``cap // 8`` packed bytes."""
+    return isinstance(el, pydsdl.BooleanType) and large and cap % 8 == 0
+
+
 def _plain_fixed(t: Any) -> bool:
     """A sealed structure of fixed size in whole bytes with only primitives, fixed arrays of
     primitives and such structures inside: its code can be inlined in an array loop."""
@@ -594,13 +599,7 @@ class _Ser(_Emitter):
                     path, t, offsets, "struct", f"byte-aligned, struct repeat count {cap}{code}"
                 )
                 return
-            if (
-                self.mode == "byte"
-                and self.gbits == 0
-                and isinstance(el, pydsdl.BooleanType)
-                and large
-                and cap % 8 == 0
-            ):
+            if self.mode == "byte" and self.gbits == 0 and _byte_bools(el, cap, large):
                 self.items.append((f"{cap // 8}s", f"_bools_bytes({v}, {cap})"))
                 self.note(
                     path, t, offsets, "struct", f"byte-aligned bool[{cap}]: {cap // 8} packed bytes"
@@ -1029,13 +1028,7 @@ class _Des(_Emitter):
                     self.items.append((f"{cap}{code}", v, cap))
                 self.so += cap * size
                 return v
-            if (
-                self.mode == "byte"
-                and self.gbits == 0
-                and isinstance(el, pydsdl.BooleanType)
-                and large
-                and cap % 8 == 0
-            ):
+            if self.mode == "byte" and self.gbits == 0 and _byte_bools(el, cap, large):
                 raw = self.new("r")
                 self.items.append((f"{cap // 8}s", raw, 1))
                 self.post.append(f"{v} = _bytes_bools({raw})")
