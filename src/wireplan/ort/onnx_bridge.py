@@ -27,6 +27,8 @@ protobuf's 2 GiB limit).
 from __future__ import annotations
 
 import contextlib
+import gc
+import itertools
 import os
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -58,6 +60,11 @@ __all__ = [
 _ONNX_DOMAINS = ("", "ai.onnx")
 _PROTOBUF_LIMIT = 2**31 - 1
 _STRING = TENSOR_DATA_TYPE["STRING"]
+_DIM_VALUE = DIMENSION_VALUE_TYPE["VALUE"]
+_DIM_PARAM = DIMENSION_VALUE_TYPE["PARAM"]
+_DIM_UNKNOWN = DIMENSION_VALUE_TYPE["UNKNOWN"]
+_I8 = np.dtype("<i8")
+_I4 = np.dtype("<i4")
 
 Signature = tuple[int, list[tuple[str, str]], list[tuple[str, str]], list[str]]
 SignatureLookup = Callable[[str, str, int], "Signature | None"]
@@ -380,14 +387,16 @@ def _external_plan(
     return plan, entries
 
 
-def _write_sequential(plan: Plan, path: Path, progress: Callable[[int, int], None] | None) -> None:
+def _write_sequential(
+    plan: Plan, path: Path, progress: Callable[[int, int], None] | None, durable: bool = True
+) -> None:
     """Write the plan's regions in order with plain writes (zeros between them), atomically.
 
     For a file in the page cache this beats filling a fresh shared mapping
     (no page faults on the destination); the threaded path uses the executor.
     """
     pad = bytes(65536)
-    with atomic_open(path) as f:
+    with atomic_open(path, durable=durable) as f:
         pos = 0
         for r in plan:
             while pos < r.offset:
@@ -466,6 +475,7 @@ def convert_ort_to_onnx(
     size_threshold: int = 1024,
     threads: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    durable: bool = True,
 ) -> None:
     """Convert an .ort file (or a loaded model) to an .onnx file at ``dst``, atomically.
 
@@ -481,7 +491,9 @@ def convert_ort_to_onnx(
     merges them into one model on parsing) whose payload is written straight
     from the mapping, so no payload is copied into a Python object.
     ``progress(done_bytes, total_bytes)`` is called as the work advances.
-    Both files are written atomically (temporary file, fsync, rename).
+    Both files are written atomically (temporary file, fsync, rename);
+    ``durable=False`` skips the fsyncs (atomic against a failed process, not
+    against power loss: :mod:`wireplan.core.atomic`).
     """
     if not is_power_of_two(alignment):
         raise ValueError(f"alignment must be a power of two, not {alignment}")
@@ -501,10 +513,10 @@ def convert_ort_to_onnx(
             _check_size(proto.ByteSize())
             data_path = dst_path.with_name(location)
             if threads is not None and threads > 1:
-                write_plan(plan, data_path, threads=threads)
+                write_plan(plan, data_path, threads=threads, durable=durable)
             else:
-                _write_sequential(plan, data_path, progress)
-            write_bytes(dst_path, proto.SerializeToString())
+                _write_sequential(plan, data_path, progress, durable)
+            write_bytes(dst_path, proto.SerializeToString(), durable=durable)
         else:
             skeleton, pieces = _stream_pieces(om, _ToOnnx(None, streamed=True))
             total = sum(0 if d is None else d.shape[0] for _, d in pieces)
@@ -512,7 +524,7 @@ def convert_ort_to_onnx(
             if progress is not None:
                 progress(0, total)
             done = 0
-            with atomic_open(dst_path) as f:
+            with atomic_open(dst_path, durable=durable) as f:
                 f.write(skeleton)
                 for head, payload in pieces:
                     f.write(head)
@@ -595,7 +607,7 @@ class _FromOnnx:
         self.sources = sources
         self.lookup = lookup
         self.opsets = opsets
-        self.inferred: dict[str, onnx.TypeProto] = {}
+        self.inferred: dict[str, onnx.TypeProto | onnx.TensorProto] = {}
 
     # -- tensors --------------------------------------------------------------------------------
 
@@ -603,7 +615,7 @@ class _FromOnnx:
         t = m.Tensor(
             name=p.name,
             doc_string=p.doc_string,
-            dims=np.array(list(p.dims), dtype="<i8"),
+            dims=np.array(list(p.dims), dtype=_I8),
             data_type=p.data_type,
         )
         if p.data_type == _STRING:
@@ -641,7 +653,7 @@ class _FromOnnx:
         return m.SparseTensor(
             values=self.tensor(p.values, path + ".values"),
             indices=self.tensor(p.indices, path + ".indices"),
-            dims=np.array(list(p.dims), dtype="<i8"),
+            dims=np.array(list(p.dims), dtype=_I8),
         )
 
     # -- types ----------------------------------------------------------------------------------
@@ -654,15 +666,16 @@ class _FromOnnx:
             shape = None
             if tt.HasField("shape"):
                 dims = []
+                dimension, dimension_value = m.Dimension, m.DimensionValue
                 for d in tt.shape.dim:
                     kind = d.WhichOneof("value")
                     if kind == "dim_value":
-                        dv = m.DimensionValue(DIMENSION_VALUE_TYPE["VALUE"], d.dim_value, "")
+                        dv = dimension_value(_DIM_VALUE, d.dim_value, "")
                     elif kind == "dim_param":
-                        dv = m.DimensionValue(DIMENSION_VALUE_TYPE["PARAM"], 0, d.dim_param)
+                        dv = dimension_value(_DIM_PARAM, 0, d.dim_param)
                     else:
-                        dv = m.DimensionValue(DIMENSION_VALUE_TYPE["UNKNOWN"], 0, "")
-                    dims.append(m.Dimension(dv, d.denotation))
+                        dv = dimension_value(_DIM_UNKNOWN, 0, "")
+                    dims.append(dimension(dv, d.denotation))
                 shape = m.Shape(dims)
             value = m.TensorTypeAndShape(tt.elem_type, shape)
         elif which == "sequence_type":
@@ -680,10 +693,8 @@ class _FromOnnx:
 
     @staticmethod
     def tensor_type_of(t: m.Tensor) -> m.TypeInfo:
-        dims = [
-            m.Dimension(m.DimensionValue(DIMENSION_VALUE_TYPE["VALUE"], int(d), ""), "")
-            for d in t.dims
-        ]
+        dimension, dimension_value = m.Dimension, m.DimensionValue
+        dims = [dimension(dimension_value(_DIM_VALUE, d, ""), "") for d in t.dims.tolist()]
         return m.TypeInfo("", m.TensorTypeAndShape(t.data_type, m.Shape(dims)))
 
     # -- attributes and nodes -------------------------------------------------------------------
@@ -759,7 +770,7 @@ class _FromOnnx:
             inputs=inputs,
             outputs=list(p.output),
             attributes=attributes,
-            input_arg_counts=np.array(counts, dtype="<i4"),
+            input_arg_counts=np.array(counts, dtype=_I4),
             implicit_inputs=list(dict.fromkeys(free)),
         )
 
@@ -841,39 +852,37 @@ class _FromOnnx:
 
     def node_args(self, p: onnx.GraphProto, g: m.Graph, defined: set[str]) -> list[m.ValueInfo]:
         """A ValueInfo for every value the graph names, typed where anything says the type."""
-        declared: dict[str, onnx.ValueInfoProto] = {}
-        for vi in (*p.value_info, *p.output, *p.input):  # later wins: inputs most authoritative
-            declared[vi.name] = vi
+        # Later wins: inputs are the most authoritative.
+        declared = {vi.name: vi for vi in (*p.value_info, *p.output, *p.input)}
         init_types = {t.name: t for t in g.initializers}
-        order: list[str] = []
-        seen: set[str] = set()
-
-        def add(name: str) -> None:
-            # onnxruntime also keeps a NodeArg named "" for omitted optional inputs/outputs.
-            if name not in seen:
-                seen.add(name)
-                order.append(name)
-
-        for x in p.input:
-            add(x.name)
-        for t in g.initializers:
-            add(t.name)
-        for nd in g.nodes:
-            for x in nd.inputs:
-                add(x)
-            for x in nd.outputs:
-                add(x)
-        for x in p.output:
-            add(x.name)
+        # Every name once, in order of first appearance (onnxruntime also keeps a NodeArg
+        # named "" for omitted optional inputs/outputs).
+        order = dict.fromkeys(
+            itertools.chain(
+                [x.name for x in p.input],
+                [t.name for t in g.initializers],
+                itertools.chain.from_iterable(
+                    itertools.chain(nd.inputs, nd.outputs) for nd in g.nodes
+                ),
+                [x.name for x in p.output],
+            )
+        )
         out = []
         for name in order:
             vi = declared.get(name)
-            inferred = self.inferred.get(name)
             if vi is not None and vi.type.WhichOneof("value") is not None:
                 out.append(m.ValueInfo(name, vi.doc_string, self.type_info(vi.type)))
-            elif name in init_types:
-                out.append(m.ValueInfo(name, "", self.tensor_type_of(init_types[name])))
-            elif inferred is not None:
+                continue
+            init = init_types.get(name)
+            if init is not None:
+                out.append(m.ValueInfo(name, "", self.tensor_type_of(init)))
+                continue
+            inferred = self.inferred.get(name)
+            if isinstance(inferred, onnx.TensorProto):  # an initializer elsewhere: its type
+                inferred = onnx.helper.make_tensor_type_proto(
+                    inferred.data_type, list(inferred.dims)
+                )
+            if inferred is not None:
                 out.append(m.ValueInfo(name, "", _unknown_dims(self.type_info(inferred))))
             else:
                 # Untyped, as onnxruntime keeps them: "" (omitted optional arguments), values
@@ -907,28 +916,29 @@ def _edges(nodes: Sequence[m.Node]) -> list[m.NodeEdge]:
         for k, o in enumerate(n.outputs):
             if o:
                 producer[o] = (n.index, k)
-    ins: dict[int, list[m.EdgeEnd]] = {n.index: [] for n in nodes}
-    outs: dict[int, list[m.EdgeEnd]] = {n.index: [] for n in nodes}
+    # Edge ends as (node_index, src_arg_index, dst_arg_index) tuples: deduplicated and sorted
+    # as plain tuples, made EdgeEnd structs once at the end.
+    ins: dict[int, set[tuple[int, int, int]]] = {n.index: set() for n in nodes}
+    outs: dict[int, set[tuple[int, int, int]]] = {n.index: set() for n in nodes}
     for n in nodes:
-        args = [*n.inputs, *n.implicit_inputs]
+        index = n.index
+        mine = ins[index]
+        args = [*n.inputs, *n.implicit_inputs] if n.implicit_inputs else n.inputs
         for j, x in enumerate(args):
             src = producer.get(x) if x else None
             if src is None:
                 continue
-            ins[n.index].append(m.EdgeEnd(src[0], src[1], j))
-            outs[src[0]].append(m.EdgeEnd(n.index, src[1], j))
+            mine.add((src[0], src[1], j))
+            outs[src[0]].add((index, src[1], j))
+    end = m.EdgeEnd
     return [
         m.NodeEdge(
             n.index,
-            sorted(set(ins[n.index]), key=_edge_key),
-            sorted(set(outs[n.index]), key=_edge_key),
+            [end(*e) for e in sorted(ins[n.index])],
+            [end(*e) for e in sorted(outs[n.index])],
         )
         for n in nodes
     ]
-
-
-def _edge_key(e: m.EdgeEnd) -> tuple[int, int, int]:
-    return (e.node_index, e.src_arg_index, e.dst_arg_index)
 
 
 class _OnnxSources:
@@ -943,19 +953,22 @@ class _OnnxSources:
         self._sources.close()
 
 
-def _infer_types(model: onnx.ModelProto) -> dict[str, onnx.TypeProto]:
-    """Types onnx shape inference finds for values (all graphs), on a copy without big payloads."""
+def _infer_types(model: onnx.ModelProto) -> dict[str, onnx.TypeProto | onnx.TensorProto]:
+    """Types onnx shape inference finds for values (all graphs), on a copy without big payloads.
+
+    An initializer's entry is the (small) tensor itself, made a type only when asked for.
+    """
     skeleton = onnx.ModelProto()
     _copy_skeleton(model, skeleton)
     try:
         inferred = onnx.shape_inference.infer_shapes(skeleton, check_type=False, strict_mode=False)
     except Exception:
         return {}
-    out: dict[str, onnx.TypeProto] = {}
+    out: dict[str, onnx.TypeProto | onnx.TensorProto] = {}
 
     def walk(g: onnx.GraphProto) -> None:
         for t in g.initializer:
-            out.setdefault(t.name, onnx.helper.make_tensor_type_proto(t.data_type, list(t.dims)))
+            out.setdefault(t.name, t)
         for vi in (*g.input, *g.value_info, *g.output):
             if vi.type.WhichOneof("value") is not None:
                 out.setdefault(vi.name, vi.type)
@@ -1014,15 +1027,15 @@ def _expand_function_ops(
 ) -> onnx.ModelProto:
     """Replace the nodes of operators ``expand`` selects by their onnx function bodies."""
     tried: set[tuple[str, str]] = set()
+    decided: set[tuple[str, str]] = set()  # asked once each: the answer cannot change
     for _ in range(32):  # bodies may use operators that need expanding in turn
         wanted: set[tuple[str, str]] = set()
-        for nd in _all_nodes(proto.graph):
-            key = (nd.domain, nd.op_type)
-            if key in tried or key in wanted:
-                continue
-            opset = opsets.get("" if nd.domain in _ONNX_DOMAINS else nd.domain)
-            sig = lookup(nd.domain, nd.op_type, opset) if opset is not None else None
-            if sig is not None and expand(nd.domain, nd.op_type, sig[0]):
+        for key in {(nd.domain, nd.op_type) for nd in _all_nodes(proto.graph)} - decided:
+            decided.add(key)
+            domain, op_type = key
+            opset = opsets.get("" if domain in _ONNX_DOMAINS else domain)
+            sig = lookup(domain, op_type, opset) if opset is not None else None
+            if sig is not None and expand(domain, op_type, sig[0]):
                 wanted.add(key)
         if not wanted:
             break
@@ -1036,6 +1049,33 @@ def _expand_function_ops(
                 f"expanding {sorted(wanted)} into their function bodies failed: {exc}"
             ) from None
     return proto
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """The cyclic garbage collector off for the block, back on after it if it was on."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _memoized(lookup: SignatureLookup) -> SignatureLookup:
+    """``lookup`` asked once per (domain, op_type, opset) for one conversion."""
+    cache: dict[tuple[str, str, int], Signature | None] = {}
+
+    def memo(domain: str, op_type: str, opset: int) -> Signature | None:
+        key = (domain, op_type, opset)
+        try:
+            return cache[key]
+        except KeyError:
+            found = cache[key] = lookup(domain, op_type, opset)
+            return found
+
+    return memo
 
 
 def from_onnx(
@@ -1101,30 +1141,33 @@ def from_onnx(
     opsets = {
         ("" if o.domain in _ONNX_DOMAINS else o.domain): int(o.version) for o in proto.opset_import
     }
-    lookup = signature or onnx_op_signature
-    if expand is not None:
-        proto = _expand_function_ops(proto, opsets, lookup, expand)
-    sources = _Sources(base)
-    conv = _FromOnnx(sources, lookup, opsets)
-    conv.inferred = _infer_types(proto) if infer_types else {}
-    try:
-        graph = conv.graph(proto.graph, "$.graph", [])
-    except BaseException:
-        sources.close()
-        raise
-    md = m.Model(
-        ir_version=int(proto.ir_version),
-        opset_import=[m.OperatorSetId(o.domain, int(o.version)) for o in proto.opset_import],
-        producer_name=proto.producer_name,
-        producer_version=proto.producer_version,
-        domain=proto.domain,
-        model_version=int(proto.model_version),
-        doc_string=proto.doc_string,
-        graph=graph,
-        graph_doc_string=proto.graph.doc_string,
-        metadata_props=[m.StringStringEntry(p.key, p.value) for p in proto.metadata_props],
-    )
-    return m.OrtModel(ort_version="6", model=md, source=_OnnxSources(sources, proto))
+    lookup = _memoized(signature or onnx_op_signature)
+    # Tens of thousands of small objects: the cyclic GC would rescan the growing model
+    # again and again (most of the time for thousands of nodes); what is built is a tree.
+    with _gc_paused():
+        if expand is not None:
+            proto = _expand_function_ops(proto, opsets, lookup, expand)
+        sources = _Sources(base)
+        conv = _FromOnnx(sources, lookup, opsets)
+        conv.inferred = _infer_types(proto) if infer_types else {}
+        try:
+            graph = conv.graph(proto.graph, "$.graph", [])
+        except BaseException:
+            sources.close()
+            raise
+        md = m.Model(
+            ir_version=int(proto.ir_version),
+            opset_import=[m.OperatorSetId(o.domain, int(o.version)) for o in proto.opset_import],
+            producer_name=proto.producer_name,
+            producer_version=proto.producer_version,
+            domain=proto.domain,
+            model_version=int(proto.model_version),
+            doc_string=proto.doc_string,
+            graph=graph,
+            graph_doc_string=proto.graph.doc_string,
+            metadata_props=[m.StringStringEntry(p.key, p.value) for p in proto.metadata_props],
+        )
+        return m.OrtModel(ort_version="6", model=md, source=_OnnxSources(sources, proto))
 
 
 # ---------------------------------------------------------------------------------------------
