@@ -1,27 +1,44 @@
 """Benchmark: writing .ort files (wireplan's planned writer vs peers).
 
-Run: ``.venv/bin/python benchmarks/bench_ort_write.py [--mb 400] [--nodes 5000] [--repeat 5]``
+Run: ``.venv/bin/python benchmarks/bench_ort_write.py [--dir /tmp|/dev/shm] [--mb 400]
+[--nodes 5000] [--repeat 5]``
 
 Cases, all on the same data in the same run (files under a temporary
-folder in /tmp, removed afterwards), medians of ``--repeat`` runs (the
-onnxruntime converter, which takes seconds, runs ``--slow-repeat`` times):
+folder in ``--dir``, removed afterwards).  The cases of a group are timed in
+rounds: each round runs every case once, in an order rotated from round to
+round, so that load from other jobs falls on all of them alike; before each
+run its old output files are removed and ``os.sync()`` settles the disk
+(untimed), so every run writes new files from the same quiet state.  The
+table gives the median and the range (min-max) over ``--repeat`` rounds (the
+onnxruntime converter, seconds per run, takes part in the first
+``--slow-repeat`` rounds; the ``Builder`` in the first half).
 
 1. ~400 MB of float32 weights given as an .onnx with external data,
    converted to .ort:
    - wireplan ``convert_onnx_to_ort`` (alignment 64; threads auto and 1),
-   - (a) the floor: a plain copy of the same weight bytes into a new
-     pre-sized file through the same atomic path (mmap, one memcpy, fsync, rename),
+     durable (the default: fsync of the file and its folder) and with
+     ``durable=False`` (temporary file + rename, no fsync),
+   - (a) the floor: a plain copy of the same weight bytes into a new file
+     through the same atomic path (sendfile, then fsync + rename; and without
+     the fsync),
    - (b) ``python -m onnxruntime.tools.convert_onnx_models_to_ort
-     --optimization_style Fixed`` (a subprocess, as it is used),
+     --optimization_style Fixed`` (a subprocess, as it is used; it does not
+     fsync its output),
    - (c) the same buffer built with the ``flatbuffers`` Python ``Builder``
      (the test suite's schema-driven reference encoder, ``CreateNumpyVector``
-     for payloads) and written atomically.
+     for payloads) and written atomically and durably.
+   Like is compared with like: durable wireplan with the durable floor and
+   the (durable) Builder, non-durable wireplan with the non-durable floor and
+   onnxruntime's converter.
 2. A model of thousands of small nodes and few weights: the same peers.
 3. onnxruntime session creation from our aligned .ort through
    ``wireplan.ort.runtime`` (zero-copy options) next to creation from the .onnx.
 
 Not measured: cold page cache (the sources are read once first), other
-alignments (they change padding only).
+alignments (they change padding only), the cost of the background writeback
+that a write without fsync leaves to the kernel, replacing an existing
+output (on ext4 that starts writeback at the rename or truncation even
+without fsync, and frees the old blocks, for every writer alike).
 """
 
 from __future__ import annotations
@@ -56,13 +73,55 @@ from wireplan.ort.runtime import session  # noqa: E402
 from wireplan.ort.schema import ORT_SCHEMA  # noqa: E402
 
 
-def median_time(fn: Callable[[], Any], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+class Case:
+    """One timed case of a group: ``runs`` of the group's rounds call ``fn``.
+
+    ``outputs`` (files, or folders whose files) the case writes are removed
+    before each of its runs, untimed, so that every case writes new files.
+    """
+
+    def __init__(
+        self,
+        key: str,
+        label: str,
+        fn: Callable[[], Any],
+        runs: int,
+        outputs: tuple[Path, ...] = (),
+    ) -> None:
+        self.key, self.label, self.fn, self.runs = key, label, fn, runs
+        self.outputs = outputs
+        self.times: list[float] = []
+
+    def clean(self) -> None:
+        for out in self.outputs:
+            for f in out.iterdir() if out.is_dir() else [out]:
+                f.unlink(missing_ok=True)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.times)
+
+    def spread(self) -> str:
+        return f"{fmt(min(self.times))}-{fmt(max(self.times))}"
+
+
+def in_rounds(cases: list[Case], rounds: int) -> dict[str, Case]:
+    """Time every case once per round, the order rotated each round; keyed by ``Case.key``.
+
+    Before each run, untimed: the case's old outputs are removed and ``os.sync()``
+    writes back what earlier runs left dirty (the writes without fsync), so that no
+    run pays for another's writeback or for freeing another's blocks.
+    """
+    for r in range(rounds):
+        order = cases[r % len(cases) :] + cases[: r % len(cases)]
+        for case in order:
+            if r < case.runs:
+                case.clean()
+                os.sync()
+                start = time.perf_counter()
+                case.fn()
+                case.times.append(time.perf_counter() - start)
+    return {c.key: c for c in cases}
 
 
 def fmt(seconds: float) -> str:
@@ -75,10 +134,10 @@ def warm(path: Path) -> None:
             pass
 
 
-def plain_copy(src: Path, dst: Path) -> None:
-    """The same bytes into a new file: in-kernel sendfile, fsync, rename (wireplan.core.atomic)."""
+def plain_copy(src: Path, dst: Path, durable: bool = True) -> None:
+    """The same bytes into a new file: in-kernel sendfile, (fsync,) rename (wireplan.core.atomic)."""
     size = src.stat().st_size
-    with open(src, "rb") as s, atomic_open(dst) as f:
+    with open(src, "rb") as s, atomic_open(dst, durable=durable) as f:
         f.flush()
         done = 0
         while done < size:
@@ -135,44 +194,101 @@ def save_external(model: onnx.ModelProto, path: Path) -> None:
 
 def conversion_rows(
     title: str, src: Path, tmp: Path, repeat: int, slow_repeat: int, data_file: Path | None
-) -> list[str]:
+) -> tuple[list[str], list[str]]:
     warm(src)
     if data_file is not None:
         warm(data_file)
-    dst = tmp / "ours.ort"
-    ours_auto = median_time(lambda: writer.convert_onnx_to_ort(src, dst), repeat)
-    ours_1 = median_time(lambda: writer.convert_onnx_to_ort(src, dst, threads=1), repeat)
-    size = dst.stat().st_size
-    rows = [f"| {title}: wireplan `convert` (threads auto) | {fmt(ours_auto)} | 1.00 |"]
-    rows.append(
-        f"| {title}: wireplan `convert` (threads=1) | {fmt(ours_1)} | {ours_1 / ours_auto:.2f} |"
-    )
-    if data_file is not None:
-        floor = median_time(lambda: plain_copy(data_file, tmp / "copy.bin"), repeat)
-        rows.append(
-            f"| {title}: (a) plain copy of the weight bytes (floor) | {fmt(floor)} | "
-            f"{floor / ours_auto:.2f} |"
-        )
+    dst, dst_nd = tmp / "ours.ort", tmp / "ours-nofsync.ort"
     out_dir = tmp / "ortconv"
     out_dir.mkdir(exist_ok=True)
-    theirs = median_time(lambda: ort_converter(src, out_dir), slow_repeat)
-    rows.append(
-        f"| {title}: (b) onnxruntime `convert_onnx_models_to_ort` | {fmt(theirs)} | "
-        f"{theirs / ours_auto:.2f} |"
-    )
-    builder = median_time(lambda: stock_builder(src, tmp / "builder.ort"), max(1, repeat // 2))
-    rows.append(
-        f"| {title}: (c) flatbuffers Python `Builder`, same buffer | {fmt(builder)} | "
-        f"{builder / ours_auto:.2f} |"
-    )
-    # Sanity: both files load in onnxruntime.
+    cases = [
+        Case(
+            "ours",
+            "wireplan `convert` (threads auto), durable",
+            lambda: writer.convert_onnx_to_ort(src, dst),
+            repeat,
+            (dst,),
+        ),
+        Case(
+            "ours_1",
+            "wireplan `convert` (threads=1), durable",
+            lambda: writer.convert_onnx_to_ort(src, dst, threads=1),
+            repeat,
+            (dst,),
+        ),
+        Case(
+            "ours_nd",
+            "wireplan `convert` (threads auto), `durable=False` (no fsync)",
+            lambda: writer.convert_onnx_to_ort(src, dst_nd, durable=False),
+            repeat,
+            (dst_nd,),
+        ),
+    ]
+    if data_file is not None:
+        cases += [
+            Case(
+                "floor",
+                "(a) floor: plain copy of the weight bytes (sendfile + fsync + rename)",
+                lambda: plain_copy(data_file, tmp / "copy.bin"),
+                repeat,
+                (tmp / "copy.bin",),
+            ),
+            Case(
+                "floor_nd",
+                "(a) floor without fsync (sendfile + rename)",
+                lambda: plain_copy(data_file, tmp / "copy-nofsync.bin", durable=False),
+                repeat,
+                (tmp / "copy-nofsync.bin",),
+            ),
+        ]
+    cases += [
+        Case(
+            "ort",
+            "(b) onnxruntime `convert_onnx_models_to_ort` (no fsync)",
+            lambda: ort_converter(src, out_dir),
+            slow_repeat,
+            (out_dir,),
+        ),
+        Case(
+            "builder",
+            "(c) flatbuffers Python `Builder`, same buffer, durable write",
+            lambda: stock_builder(src, tmp / "builder.ort"),
+            max(1, repeat // 2),
+            (tmp / "builder.ort",),
+        ),
+    ]
+    res = in_rounds(cases, repeat)
+    ours, ours_nd = res["ours"].median, res["ours_nd"].median
+    rows = [
+        f"| {title}: {c.label} | {fmt(c.median)} | {c.spread()} | {c.median / ours:.2f} | "
+        f"{c.median / ours_nd:.2f} |"
+        for c in cases
+    ]
+    # Sanity: the files load in onnxruntime and the flag changes no byte.
     session(dst)
     session(tmp / "builder.ort")
-    rows.append(f"| {title}: our file size | {size / 1e6:.1f} MB | |")
+    assert dst.read_bytes() == dst_nd.read_bytes()
+    rows.append(f"| {title}: our file size | {dst.stat().st_size / 1e6:.1f} MB | | | |")
+    targets = []
+    if data_file is not None:
+        targets.append(
+            f"{title}: durable wireplan / durable floor = "
+            f"{ours / res['floor'].median:.2f} (target <= 2); no-fsync wireplan / no-fsync "
+            f"floor = {ours_nd / res['floor_nd'].median:.2f}"
+        )
+    targets.append(
+        f"{title}: onnxruntime converter / no-fsync wireplan = "
+        f"{res['ort'].median / ours_nd:.1f} (target >= 10; / durable wireplan = "
+        f"{res['ort'].median / ours:.1f})"
+    )
+    targets.append(
+        f"{title}: Builder (durable) / durable wireplan = "
+        f"{res['builder'].median / ours:.2f} (target >= 3)"
+    )
     for f in list(out_dir.iterdir()):
         if f.is_file():
             f.unlink()
-    return rows
+    return rows, targets
 
 
 def session_rows(src_onnx: Path, our_ort: Path, repeat: int, title: str) -> list[str]:
@@ -184,20 +300,81 @@ def session_rows(src_onnx: Path, our_ort: Path, repeat: int, title: str) -> list
         o.add_session_config_entry("session.disable_prepacking", "1")
         ort.InferenceSession(str(src_onnx), o, providers=["CPUExecutionProvider"])
 
-    a = median_time(from_ort, repeat)
-    b = median_time(from_onnx_file, repeat)
+    res = in_rounds(
+        [
+            Case("ort", "session from our aligned .ort (`session()`, zero-copy)", from_ort, repeat),
+            Case("onnx", "session from the .onnx", from_onnx_file, repeat),
+        ],
+        repeat,
+    )
+    base = res["ort"].median
     return [
-        f"| {title}: session from our aligned .ort (`session()`, zero-copy) | {fmt(a)} | 1.00 |",
-        f"| {title}: session from the .onnx | {fmt(b)} | {b / a:.2f} |",
+        f"| {title}: {c.label} | {fmt(c.median)} | {c.spread()} | {c.median / base:.2f} |"
+        for c in res.values()
     ]
 
 
+def metadata_rows(many: Path, repeat: int, title: str) -> list[str]:
+    """The many-nodes model without a file: ``from_onnx``, ``plan()``, the Builder's encode."""
+    om = from_onnx(many, signature=kernel_types.signature)
+    try:
+        root = {
+            "ort_version": writer.ORT_VERSION,
+            "model": om.model,
+            "kernel_type_str_resolver": kernel_types.resolver_for(om),
+        }
+        enc = FbEncoder(
+            ORT_SCHEMA, omit_empty_strings=True, keep_empty=frozenset(writer._KEEP_EMPTY)
+        )
+
+        def bridge() -> None:
+            from_onnx(many, signature=kernel_types.signature).close()
+
+        res = in_rounds(
+            [
+                Case(
+                    "plan",
+                    "metadata only: wireplan `plan()` (resolver + layout + packing)",
+                    lambda: writer.plan(om),
+                    repeat,
+                ),
+                Case(
+                    "encode",
+                    "metadata only: flatbuffers `Builder` encode of the same root",
+                    lambda: enc.encode(root),
+                    repeat,
+                ),
+                Case("bridge", "`from_onnx()` alone (shared by wireplan and (c))", bridge, repeat),
+            ],
+            repeat,
+        )
+    finally:
+        om.close()
+    base = res["plan"].median
+    return [
+        f"| {title}: {c.label} | {fmt(c.median)} | {c.spread()} | {c.median / base:.2f} |"
+        for c in res.values()
+    ]
+
+
+CONVERSION_HEAD = [
+    "| case | median | min-max | / durable wireplan | / no-fsync wireplan |",
+    "|---|---|---|---|---|",
+]
+OTHER_HEAD = ["| case | median | min-max | ratio vs first row |", "|---|---|---|---|"]
+
+
+def emit(lines: list[str]) -> None:
+    for line in lines:
+        print(line, flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__)
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--mb", type=int, default=400, help="weight megabytes of the big model")
     p.add_argument("--nodes", type=int, default=5000, help="nodes of the many-nodes model")
-    p.add_argument("--repeat", type=int, default=5)
-    p.add_argument("--slow-repeat", type=int, default=2)
+    p.add_argument("--repeat", type=int, default=5, help="rounds per group")
+    p.add_argument("--slow-repeat", type=int, default=2, help="rounds with onnxruntime's converter")
     p.add_argument(
         "--dir", default="/tmp", help="folder for the files (/tmp: disk; /dev/shm: tmpfs, no I/O)"
     )
@@ -207,59 +384,41 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"machine: {platform.machine()} {os.cpu_count()} cores ({platform.processor() or 'cpu'}), "
         f"Python {platform.python_version()}, numpy {np.__version__}, onnx {onnx.__version__}, "
-        f"onnxruntime {ort.__version__}, flatbuffers {flatbuffers.__version__}\n"
+        f"onnxruntime {ort.__version__}, flatbuffers {flatbuffers.__version__}; "
+        f"load average before: {os.getloadavg()[0]:.2f}\n"
     )
-    print(f"files in {args.dir}; every file write of wireplan and of the floor ends with fsync\n")
+    print(
+        f"files in {args.dir}; medians over {args.repeat} rounds (onnxruntime's converter: "
+        f"{args.slow_repeat}); durable = fsync of the file and its folder before returning\n"
+    )
     with tempfile.TemporaryDirectory(prefix="wireplan-bench-ort-write-", dir=args.dir) as t:
         tmp = Path(t)
-        print("| case | median | ratio vs first row of its group |")
-        print("|---|---|---|")
         big = tmp / "big.onnx"
         save_external(models.weights(args.mb << 20, tensors=8), big)
-        for row in conversion_rows(
-            f"{args.mb} MB weights", big, tmp, args.repeat, args.slow_repeat, tmp / "big.onnx.data"
-        ):
-            print(row, flush=True)
+        title = f"{args.mb} MB weights"
+        rows, targets = conversion_rows(
+            title, big, tmp, args.repeat, args.slow_repeat, tmp / "big.onnx.data"
+        )
+        emit(CONVERSION_HEAD + rows + [""])
         writer.convert_onnx_to_ort(big, tmp / "big.ort", alignment=4096)
-        for row in session_rows(big, tmp / "big.ort", args.repeat, f"{args.mb} MB weights"):
-            print(row, flush=True)
+        emit(OTHER_HEAD + session_rows(big, tmp / "big.ort", args.repeat, title) + [""])
         shutil.rmtree(tmp / "ortconv", ignore_errors=True)
         for f in tmp.iterdir():
             f.unlink()
         many = tmp / "many.onnx"
         onnx.save(models.many_nodes(args.nodes), os.fspath(many))
-        for row in conversion_rows(
-            f"{args.nodes} nodes", many, tmp, args.repeat, args.slow_repeat, None
-        ):
-            print(row, flush=True)
-        # Metadata alone: plan (pack) the many-nodes model, no file.
-        om = from_onnx(many, signature=kernel_types.signature)
-        plan_t = median_time(lambda: writer.plan(om), args.repeat)
-        root = {
-            "ort_version": writer.ORT_VERSION,
-            "model": om.model,
-            "kernel_type_str_resolver": kernel_types.resolver_for(om),
-        }
-        enc = FbEncoder(
-            ORT_SCHEMA, omit_empty_strings=True, keep_empty=frozenset(writer._KEEP_EMPTY)
-        )
-        enc_t = median_time(lambda: enc.encode(root), args.repeat)
-        print(
-            f"| {args.nodes} nodes, metadata only: wireplan `plan()` (resolver + layout + "
-            f"packing) | {fmt(plan_t)} | 1.00 |"
-        )
-        print(
-            f"| {args.nodes} nodes, metadata only: flatbuffers `Builder` encode of the same "
-            f"root | {fmt(enc_t)} | {enc_t / plan_t:.2f} |"
-        )
-        conv_t = median_time(lambda: from_onnx(many, signature=kernel_types.signature), args.repeat)
-        print(
-            f"| {args.nodes} nodes: `from_onnx()` only (reader helper's bridge) | {fmt(conv_t)} | |"
-        )
-        om.close()
+        title_n = f"{args.nodes} nodes"
+        rows_n, targets_n = conversion_rows(title_n, many, tmp, args.repeat, args.slow_repeat, None)
+        emit(CONVERSION_HEAD + rows_n + [""])
         writer.convert_onnx_to_ort(many, tmp / "many.ort")
-        for row in session_rows(many, tmp / "many.ort", args.repeat, f"{args.nodes} nodes"):
-            print(row, flush=True)
+        emit(
+            OTHER_HEAD
+            + metadata_rows(many, args.repeat, title_n)
+            + session_rows(many, tmp / "many.ort", args.repeat, title_n)
+            + [""]
+        )
+        emit(["Targets:", ""] + [f"- {x}" for x in targets + targets_n])
+        print(f"\nload average after: {os.getloadavg()[0]:.2f}")
     return 0
 
 

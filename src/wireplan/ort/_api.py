@@ -38,7 +38,10 @@ def convert(src: str | os.PathLike[str], dst: str | os.PathLike[str], **options:
     ``.ort -> .onnx``: :func:`wireplan.ort.onnx_bridge.convert_ort_to_onnx`
     (option ``external_data=False``).  ``.onnx -> .ort``:
     :func:`wireplan.ort.writer.convert_onnx_to_ort` (options ``alignment``,
-    ``threads``, ``progress``).  Both write atomically.
+    ``threads``, ``progress``).  Both write atomically and take
+    ``durable=True``; ``durable=False`` skips the fsyncs (still atomic
+    against a failed or killed process, not against power loss; see
+    :mod:`wireplan.core.atomic`).
     """
     s = os.fspath(src).lower()
     d = os.fspath(dst).lower()

@@ -140,6 +140,8 @@ def _cmd_convert(args: argparse.Namespace, out: TextIO) -> int:
         options["threads"] = args.threads
     if args.alignment is not None:
         options["alignment"] = args.alignment
+    if args.no_fsync:
+        options["durable"] = False
     if to_onnx:
         options["external_data"] = args.external_data
     elif args.external_data:
@@ -179,6 +181,12 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument(
         "--threads", type=int, default=None, metavar="N", help="threads copying payloads"
+    )
+    p.add_argument(
+        "--no-fsync",
+        action="store_true",
+        help="skip fsync: still atomic (temporary file + rename) if the process fails or is "
+        "killed, but a power loss or OS crash may leave DST empty or partial",
     )
     p.set_defaults(handler=_cmd_convert)
 

@@ -26,6 +26,7 @@ __all__ = [
     "available",
     "contrib_op_signature",
     "has_kernel",
+    "has_typed_kernel",
     "needs_expansion",
     "session",
     "version",
@@ -165,6 +166,55 @@ def has_kernel(
         return True
     key = ("" if domain in ("", "ai.onnx") else domain, op_type)
     return any(lo <= since_version <= hi for lo, hi in _kernels(provider).get(key, ()))
+
+
+@functools.cache
+def _typed_kernels(
+    provider: str,
+) -> dict[tuple[str, str], list[tuple[int, int, dict[str, frozenset[str]]]]]:
+    from onnxruntime.capi import onnxruntime_pybind11_state as C
+
+    table: dict[tuple[str, str], list[tuple[int, int, dict[str, frozenset[str]]]]] = {}
+    for k in C.get_all_opkernel_def():
+        if k.provider != provider:
+            continue
+        domain = "" if k.domain in ("", "ai.onnx") else str(k.domain)
+        lo, hi = k.version_range
+        constraints = {
+            str(name): frozenset(map(str, types)) for name, types in k.type_constraints.items()
+        }
+        table.setdefault((domain, str(k.op_name)), []).append((int(lo), int(hi), constraints))
+    return table
+
+
+def has_typed_kernel(
+    domain: str,
+    op_type: str,
+    since_version: int,
+    binding: Mapping[str, str],
+    provider: str = "CPUExecutionProvider",
+) -> bool:
+    """Whether ``provider`` registers a kernel for this operator version and type binding.
+
+    ``binding`` maps a kernel type string (``"T"``, ``"T1"``: the schema's
+    type parameters) to the type of the node's first argument bound to it,
+    as onnxruntime spells types (``"tensor(float16)"``).  A kernel matches
+    when its version range holds ``since_version`` and, for each of its
+    type constraints, the bound type (when ``binding`` has one) is among
+    the allowed types; parameters ``binding`` leaves out are not checked,
+    as onnxruntime does for a partial binding.  ``True`` when onnxruntime
+    is not installed (nothing to say otherwise).
+    """
+    if not available():
+        return True
+    key = ("" if domain in ("", "ai.onnx") else domain, op_type)
+    for lo, hi, constraints in _typed_kernels(provider).get(key, ()):
+        if lo <= since_version <= hi and all(
+            binding.get(name) is None or binding[name] in allowed
+            for name, allowed in constraints.items()
+        ):
+            return True
+    return False
 
 
 def needs_expansion(domain: str, op_type: str, since_version: int) -> bool:

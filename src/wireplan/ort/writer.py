@@ -35,7 +35,7 @@ from wireplan.core.execute import execute
 from wireplan.core.plan import Region, is_power_of_two
 from wireplan.errors import EncodeError
 from wireplan.flatbuffers.builder import MAX_ALIGNMENT, Builder, BuildResult
-from wireplan.ort import kernel_types
+from wireplan.ort import casts, kernel_types
 from wireplan.ort.model import (
     Dimension,
     DimensionValue,
@@ -232,15 +232,19 @@ def _typed_node_args(graph: Graph, known: dict[str, int]) -> list[ValueInfo]:
     return out
 
 
-def plan(model: OrtModel, *, alignment: int = 64) -> BuildResult:
+def plan(model: OrtModel, *, alignment: int = 64, float16_casts: bool | None = None) -> BuildResult:
     """Lay out ``model`` as an .ort file: the metadata packed, the payloads planned.
 
     Computes the ``KernelTypeStrResolver`` (keeping entries the model
     already carries).  Nothing large is copied until the plan is executed.
     The model is not modified, except that a node whose ``since_version``
     is 0 (unknown) gets the version of the schema found for it.
+    ``float16_casts``: see :func:`save` (what is written gets the Casts,
+    not ``model``).
     """
     _check_alignment(alignment)
+    if casts.wanted(float16_casts):
+        model = casts.insert_casts(model)
     md = model.model
     if md is None or md.graph is None:
         raise EncodeError("the model has no graph", "$.model.graph")
@@ -319,6 +323,8 @@ def save(
     alignment: int = 64,
     threads: int | None = None,
     progress: Progress | None = None,
+    durable: bool = True,
+    float16_casts: bool | None = None,
 ) -> None:
     """Write ``model`` as an .ort file at ``path``, atomically.
 
@@ -331,13 +337,28 @@ def save(
     either way); ``progress(done_bytes, total_bytes)`` is called as they are
     copied.  Raises :class:`~wireplan.EncodeError` for what .ort cannot
     hold (an operator without a known schema, a file past 2 GiB) before
-    anything is written.
+    anything is written.  ``durable=False`` skips the fsyncs: still atomic
+    against a failed or killed process, not against power loss (see
+    :mod:`wireplan.core.atomic`); the bytes are the same.
+
+    ``float16_casts`` wraps float16 nodes that have no float16 CPU kernel
+    in Casts to and from float32, as onnxruntime does when it loads an
+    .onnx but not an .ort (:mod:`wireplan.ort.casts`), so the .ort runs
+    where the .onnx runs, with the same outputs.  ``None`` (the default):
+    on when onnxruntime is installed (its kernel list decides), otherwise
+    the graph is written as it is; ``False``: never; ``True``: always
+    (an ``EncodeError`` without onnxruntime).
     """
     _check_threads(threads)
     om, owned = _open(model)
     try:
-        result = plan(om, alignment=alignment)
-        write_sized(path, result.size, lambda buf: _fill(result, buf, threads, progress))
+        result = plan(om, alignment=alignment, float16_casts=float16_casts)
+        write_sized(
+            path,
+            result.size,
+            lambda buf: _fill(result, buf, threads, progress),
+            durable=durable,
+        )
     finally:
         if owned:
             om.close()
@@ -348,12 +369,13 @@ def to_bytes(
     *,
     alignment: int = 64,
     threads: int | None = None,
+    float16_casts: bool | None = None,
 ) -> bytearray:
     """The .ort file for ``model`` in memory (a ``bytearray``); see :func:`save`."""
     _check_threads(threads)
     om, owned = _open(model)
     try:
-        result = plan(om, alignment=alignment)
+        result = plan(om, alignment=alignment, float16_casts=float16_casts)
         out = bytearray(result.size)
         _fill(result, out, threads, None)
         return out
@@ -369,6 +391,20 @@ def convert_onnx_to_ort(
     alignment: int = 64,
     threads: int | None = None,
     progress: Progress | None = None,
+    durable: bool = True,
+    float16_casts: bool | None = None,
 ) -> None:
-    """Convert the .onnx file ``src`` (inline or external data) to the .ort file ``dst``."""
-    save(os.fspath(src), dst, alignment=alignment, threads=threads, progress=progress)
+    """Convert the .onnx file ``src`` (inline or external data) to the .ort file ``dst``.
+
+    Options as in :func:`save` (``durable=False``: no fsync; ``float16_casts``:
+    Casts around float16 nodes without a float16 CPU kernel; see there).
+    """
+    save(
+        os.fspath(src),
+        dst,
+        alignment=alignment,
+        threads=threads,
+        progress=progress,
+        durable=durable,
+        float16_casts=float16_casts,
+    )
