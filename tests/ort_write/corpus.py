@@ -247,9 +247,11 @@ def explain(outcome: Outcome) -> str | None:
     - a value whose type onnx shape inference cannot tell (an unused
       optional output) has no type in the file, and the .ort loader wants one;
     - optional types and TYPE_PROTO attributes have no place in the .ort
-      schema (onnxruntime's own converter refuses those models too);
-    - onnx's inliner fails to expand some function ops (CastLike inside
-      AffineGrid's body: "Type unknown").
+      schema (onnxruntime's own converter refuses those models too).
+
+    A function op onnx's inliner cannot expand is no longer one either:
+    CastLike, whose body depends on types the inliner does not have, is
+    turned into a Cast from the inferred types first.
 
     A node without a kernel for its types (float16 operators the CPU provider
     only has float32 kernels for) is no longer an explanation: the writer
@@ -258,8 +260,6 @@ def explain(outcome: Outcome) -> str | None:
     if outcome.status == "convert-failed":
         if "no place in the .ort format" in outcome.detail or "optional types" in outcome.detail:
             return "not representable in .ort (optional type / TypeProto attribute)"
-        if "function bodies failed" in outcome.detail:
-            return "onnx's inliner cannot expand the function op"
         return None
     if outcome.status != "load-failed":
         return None

@@ -411,3 +411,32 @@ def test_has_typed_kernel_reads_onnxruntime_constraints() -> None:
     q = {"TS": "tensor(float16)", "T1": "tensor(uint8)", "T2": "tensor(uint8)"}
     assert not runtime.has_typed_kernel("", "QLinearMatMul", 21, q)
     assert runtime.has_typed_kernel("", "QLinearMatMul", 21, {**q, "TS": "tensor(float)"})
+
+
+def test_castlike_becomes_cast_from_inferred_types() -> None:
+    # onnx's inliner cannot expand CastLike without types; the bridge turns it
+    # into the Cast its body is, and leaves the caller's model alone
+    from onnx import TensorProto, helper
+
+    from wireplan.ort.onnx_bridge import _castlike_to_cast
+
+    graph = helper.make_graph(
+        [
+            helper.make_node("Shape", ["x"], ["s"]),
+            helper.make_node("CastLike", ["s", "like"], ["y"]),
+        ],
+        "g",
+        [
+            helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3]),
+            helper.make_tensor_value_info("like", TensorProto.FLOAT16, [1]),
+        ],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT16, [2])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    before = model.SerializeToString()
+    out = _castlike_to_cast(model)
+    assert model.SerializeToString() == before
+    node = out.graph.node[1]
+    assert node.op_type == "Cast" and list(node.input) == ["s"] and list(node.output) == ["y"]
+    assert helper.get_attribute_value(node.attribute[0]) == TensorProto.FLOAT16
+    assert _castlike_to_cast(out) is out  # nothing left to do

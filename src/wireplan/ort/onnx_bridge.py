@@ -1019,6 +1019,48 @@ def _all_nodes(g: onnx.GraphProto) -> Iterator[onnx.NodeProto]:
                 yield from _all_nodes(sg)
 
 
+def _castlike_to_cast(proto: onnx.ModelProto) -> onnx.ModelProto:
+    """``CastLike(x, like)`` as ``Cast(x, to=<element type of like>)`` where shape inference
+    knows that type (a copy of ``proto``; the original is left alone).
+
+    That is CastLike's own function body, but onnx's inliner cannot expand it
+    without the types (its body depends on them), and onnxruntime has no
+    CastLike kernel to run it from an .ort.
+    """
+    if not any(
+        nd.op_type == "CastLike" and nd.domain in _ONNX_DOMAINS for nd in _all_nodes(proto.graph)
+    ):
+        return proto
+    types = _infer_types(proto)
+
+    def elem_type(name: str) -> int:
+        t = types.get(name)
+        if isinstance(t, onnx.TensorProto):
+            return int(t.data_type)
+        if t is not None and t.WhichOneof("value") == "tensor_type":
+            return int(t.tensor_type.elem_type)
+        return 0
+
+    out = onnx.ModelProto()
+    out.CopyFrom(proto)
+    for nd in _all_nodes(out.graph):
+        if nd.op_type != "CastLike" or nd.domain not in _ONNX_DOMAINS or len(nd.input) != 2:
+            continue
+        to = elem_type(nd.input[1])
+        if not to:
+            continue  # unknown: left for the inliner
+        kept = []  # saturate (and later ones) exist on Cast too
+        for a in nd.attribute:
+            c = onnx.AttributeProto()
+            c.CopyFrom(a)
+            kept.append(c)
+        del nd.input[1]
+        del nd.attribute[:]
+        nd.op_type = "Cast"
+        nd.attribute.extend([onnx.helper.make_attribute("to", to), *kept])
+    return out
+
+
 def _expand_function_ops(
     proto: onnx.ModelProto,
     opsets: dict[str, int],
@@ -1040,6 +1082,15 @@ def _expand_function_ops(
         if not wanted:
             break
         tried |= wanted
+        if ("", "CastLike") in wanted:
+            proto = _castlike_to_cast(proto)
+            if not any(
+                nd.op_type == "CastLike" and nd.domain in _ONNX_DOMAINS
+                for nd in _all_nodes(proto.graph)
+            ):
+                wanted.discard(("", "CastLike"))
+                if not wanted:
+                    continue
         try:
             proto = onnx.inliner.inline_selected_functions(
                 proto, sorted(wanted), exclude=False, inline_schema_functions=True
