@@ -289,6 +289,21 @@ def test_option_off_leaves_the_graph_as_it_is(tmp_path: Path) -> None:
     assert (tmp_path / "c.ort").read_bytes() == path.read_bytes()
     writer.convert_onnx_to_ort(tmp_path / "m.onnx", tmp_path / "on.ort")
     assert (tmp_path / "on.ort").read_bytes() == bytes(writer.to_bytes(model, float16_casts=True))
+    # and the CLI, both ways
+    from wireplan.cli import main
+
+    assert main(["convert", str(tmp_path / "m.onnx"), str(tmp_path / "cli.ort")]) == 0
+    assert (tmp_path / "cli.ort").read_bytes() == (tmp_path / "on.ort").read_bytes()
+    args = [
+        "convert",
+        str(tmp_path / "m.onnx"),
+        str(tmp_path / "cli-off.ort"),
+        "--no-float16-casts",
+    ]
+    assert main(args) == 0
+    assert (tmp_path / "cli-off.ort").read_bytes() == path.read_bytes()
+    back = ["convert", str(path), str(tmp_path / "back.onnx"), "--no-float16-casts"]
+    assert main(back) == 1  # .ort -> .onnx: the option does not apply (one-line error)
 
 
 def test_without_onnxruntime_the_default_writes_the_graph_as_is(

@@ -55,7 +55,6 @@ neither ``onnx`` nor ``onnxruntime``: kernel facts come from a
 from __future__ import annotations
 
 import dataclasses
-import heapq
 from collections.abc import Callable, Iterator, Mapping
 
 import numpy as np
@@ -72,6 +71,7 @@ from wireplan.ort.model import (
     TensorTypeAndShape,
     TypeInfo,
     ValueInfo,
+    topological_order,
 )
 from wireplan.ort.schema import ATTRIBUTE_TYPE, TENSOR_DATA_TYPE
 
@@ -222,33 +222,6 @@ def _edges(nodes: list[Node]) -> list[NodeEdge]:
         NodeEdge(n.index, sorted(ins[n.index], key=key), sorted(outs[n.index], key=key))
         for n in nodes
     ]
-
-
-def _topological(nodes: list[Node]) -> list[int]:
-    """Positions of ``nodes`` in a topological order, stored order among the ready ones."""
-    producer = {o: i for i, n in enumerate(nodes) for o in n.outputs if o}
-    users: list[list[int]] = [[] for _ in nodes]
-    pending = [0] * len(nodes)
-    for i, n in enumerate(nodes):
-        deps = {producer[x] for x in (*n.inputs, *n.implicit_inputs) if x in producer}
-        deps.discard(i)
-        pending[i] = len(deps)
-        for d in deps:
-            users[d].append(i)
-    ready = [i for i, k in enumerate(pending) if k == 0]
-    heapq.heapify(ready)
-    order: list[int] = []
-    while ready:
-        i = heapq.heappop(ready)
-        order.append(i)
-        for u in users[i]:
-            pending[u] -= 1
-            if pending[u] == 0:
-                heapq.heappush(ready, u)
-    # A cycle (not a valid graph): the rest in stored order, onnxruntime will say what is wrong.
-    done = set(order)
-    order.extend(i for i in range(len(nodes)) if i not in done)
-    return order
 
 
 def _retyped(t: TypeInfo | None, replace: Mapping[int, int]) -> TypeInfo | None:
@@ -413,7 +386,7 @@ class _Pass:
             elem[name] = _FLOAT
             return name
 
-        for i in _topological(nodes):
+        for i in topological_order(nodes) or range(len(nodes)):
             n = nodes[i]
             if not unassigned[i] or _has_subgraph(n):
                 continue

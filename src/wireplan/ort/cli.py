@@ -144,8 +144,12 @@ def _cmd_convert(args: argparse.Namespace, out: TextIO) -> int:
         options["durable"] = False
     if to_onnx:
         options["external_data"] = args.external_data
+        if args.no_float16_casts:
+            raise EncodeError("--no-float16-casts applies to .onnx -> .ort conversion only")
     elif args.external_data:
         raise EncodeError("--external-data applies to .ort -> .onnx conversion only")
+    elif args.no_float16_casts:
+        options["float16_casts"] = False
     with _progress_bar(True) as progress:
         if progress is not None:
             options["progress"] = progress
@@ -187,6 +191,13 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="skip fsync: still atomic (temporary file + rename) if the process fails or is "
         "killed, but a power loss or OS crash may leave DST empty or partial",
+    )
+    p.add_argument(
+        "--no-float16-casts",
+        action="store_true",
+        help=".onnx -> .ort: write float16 nodes that lack a float16 CPU kernel as they are "
+        "(by default, with onnxruntime installed, they get the Casts onnxruntime adds when it "
+        "loads an .onnx, so the .ort runs where the .onnx runs)",
     )
     p.set_defaults(handler=_cmd_convert)
 

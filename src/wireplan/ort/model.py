@@ -38,7 +38,8 @@ the source afterwards.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+import heapq
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -466,6 +467,36 @@ class KernelTypeStrResolver:
 
 
 # --- the root --------------------------------------------------------------------------------
+
+
+def topological_order(nodes: Sequence[Node]) -> list[int] | None:
+    """Positions of ``nodes`` in a topological order, or None if they form a cycle.
+
+    Among the nodes that are ready the one stored first goes first, so an
+    already sorted list keeps its order.  onnxruntime stores nodes by index,
+    and nodes its optimizers create get higher indices, so a stored graph
+    need not be sorted; ONNX and our passes over it want it sorted.
+    """
+    producer = {o: i for i, n in enumerate(nodes) for o in n.outputs if o}
+    users: list[list[int]] = [[] for _ in nodes]
+    pending = [0] * len(nodes)
+    for i, n in enumerate(nodes):
+        deps = {producer[x] for x in (*n.inputs, *n.implicit_inputs) if x in producer}
+        deps.discard(i)
+        pending[i] = len(deps)
+        for d in deps:
+            users[d].append(i)
+    ready = [i for i, k in enumerate(pending) if k == 0]
+    heapq.heapify(ready)
+    order: list[int] = []
+    while ready:
+        i = heapq.heappop(ready)
+        order.append(i)
+        for u in users[i]:
+            pending[u] -= 1
+            if pending[u] == 0:
+                heapq.heappush(ready, u)
+    return order if len(order) == len(nodes) else None
 
 
 def _walk_graphs(graph: Graph) -> Iterator[Graph]:

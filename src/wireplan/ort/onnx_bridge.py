@@ -27,7 +27,6 @@ protobuf's 2 GiB limit).
 from __future__ import annotations
 
 import contextlib
-import gc
 import itertools
 import os
 from collections.abc import Callable, Iterator, Sequence
@@ -44,6 +43,7 @@ import onnx.shape_inference
 
 from wireplan.core.atomic import atomic_open, write_bytes, write_plan
 from wireplan.core.buffers import MappedFile
+from wireplan.core.gcpause import gc_paused
 from wireplan.core.plan import Plan, is_power_of_two
 from wireplan.errors import EncodeError
 from wireplan.ort import model as m
@@ -269,7 +269,7 @@ class _ToOnnx:
             self.sparse(s, f"{path}.sparse_initializers[{i}]")
             for i, s in enumerate(g.sparse_initializers)
         )
-        order = _topological(g.nodes)
+        order = m.topological_order(g.nodes) or list(range(len(g.nodes)))
         p.node.extend(self.node(g.nodes[i], f"{path}.nodes[{i}]") for i in order)
         p.input.extend(self.value_info(x, infos.get(x), f"{path}.inputs") for x in g.inputs)
         p.output.extend(self.value_info(x, infos.get(x), f"{path}.outputs") for x in g.outputs)
@@ -322,44 +322,6 @@ class _ToOnnx:
             prop.value = e.value
         p.graph.CopyFrom(self.graph(md.graph, "main_graph", md.graph_doc_string, "$.model.graph"))
         return p
-
-
-def _topological(nodes: Sequence[m.Node]) -> list[int]:
-    """Positions of ``nodes`` in the stored order if that is topological, else a stable topological order.
-
-    onnxruntime stores nodes by index, and nodes its optimizers or function
-    inlining create get new, higher indices, so a stored graph need not be
-    topologically sorted; ONNX requires it.  Among the nodes that are ready,
-    the one stored first goes first, so a sorted graph keeps its order.
-    """
-    import heapq
-
-    producer: dict[str, int] = {}
-    for i, n in enumerate(nodes):
-        for o in n.outputs:
-            if o:
-                producer[o] = i
-    users: list[list[int]] = [[] for _ in nodes]
-    pending = [0] * len(nodes)
-    for i, n in enumerate(nodes):
-        deps = {producer[x] for x in (*n.inputs, *n.implicit_inputs) if x in producer}
-        deps.discard(i)
-        pending[i] = len(deps)
-        for d in deps:
-            users[d].append(i)
-    ready = [i for i, k in enumerate(pending) if k == 0]
-    heapq.heapify(ready)
-    order: list[int] = []
-    while ready:
-        i = heapq.heappop(ready)
-        order.append(i)
-        for u in users[i]:
-            pending[u] -= 1
-            if pending[u] == 0:
-                heapq.heappush(ready, u)
-    if len(order) != len(nodes):  # a cycle: keep the stored order, the checker will say why
-        return list(range(len(nodes)))
-    return order
 
 
 def to_onnx(model: m.OrtModel) -> onnx.ModelProto:
@@ -1019,6 +981,12 @@ def _all_nodes(g: onnx.GraphProto) -> Iterator[onnx.NodeProto]:
                 yield from _all_nodes(sg)
 
 
+def _has_castlike(proto: onnx.ModelProto) -> bool:
+    return any(
+        nd.op_type == "CastLike" and nd.domain in _ONNX_DOMAINS for nd in _all_nodes(proto.graph)
+    )
+
+
 def _castlike_to_cast(proto: onnx.ModelProto) -> onnx.ModelProto:
     """``CastLike(x, like)`` as ``Cast(x, to=<element type of like>)`` where shape inference
     knows that type (a copy of ``proto``; the original is left alone).
@@ -1027,9 +995,7 @@ def _castlike_to_cast(proto: onnx.ModelProto) -> onnx.ModelProto:
     without the types (its body depends on them), and onnxruntime has no
     CastLike kernel to run it from an .ort.
     """
-    if not any(
-        nd.op_type == "CastLike" and nd.domain in _ONNX_DOMAINS for nd in _all_nodes(proto.graph)
-    ):
+    if not _has_castlike(proto):
         return proto
     types = _infer_types(proto)
 
@@ -1082,15 +1048,14 @@ def _expand_function_ops(
         if not wanted:
             break
         tried |= wanted
-        if ("", "CastLike") in wanted:
+        castlike = ("", "CastLike") in tried
+        if castlike:
+            # CastLike (also from bodies inlined in an earlier round) becomes a Cast
             proto = _castlike_to_cast(proto)
-            if not any(
-                nd.op_type == "CastLike" and nd.domain in _ONNX_DOMAINS
-                for nd in _all_nodes(proto.graph)
-            ):
+            if not _has_castlike(proto):
                 wanted.discard(("", "CastLike"))
-                if not wanted:
-                    continue
+        if not wanted:
+            continue
         try:
             proto = onnx.inliner.inline_selected_functions(
                 proto, sorted(wanted), exclude=False, inline_schema_functions=True
@@ -1099,19 +1064,9 @@ def _expand_function_ops(
             raise EncodeError(
                 f"expanding {sorted(wanted)} into their function bodies failed: {exc}"
             ) from None
+        if castlike and _has_castlike(proto):
+            proto = _castlike_to_cast(proto)  # the bodies just inlined may hold CastLikes
     return proto
-
-
-@contextlib.contextmanager
-def _gc_paused() -> Iterator[None]:
-    """The cyclic garbage collector off for the block, back on after it if it was on."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _memoized(lookup: SignatureLookup) -> SignatureLookup:
@@ -1195,7 +1150,7 @@ def from_onnx(
     lookup = _memoized(signature or onnx_op_signature)
     # Tens of thousands of small objects: the cyclic GC would rescan the growing model
     # again and again (most of the time for thousands of nodes); what is built is a tree.
-    with _gc_paused():
+    with gc_paused():
         if expand is not None:
             proto = _expand_function_ops(proto, opsets, lookup, expand)
         sources = _Sources(base)

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from wireplan.core.atomic import write_sized
 from wireplan.core.execute import execute
+from wireplan.core.gcpause import gc_paused
 from wireplan.core.plan import Region, is_power_of_two
 from wireplan.errors import EncodeError
 from wireplan.flatbuffers.builder import MAX_ALIGNMENT, Builder, BuildResult
@@ -257,7 +258,8 @@ def plan(model: OrtModel, *, alignment: int = 64, float16_casts: bool | None = N
         "model": md,
         "kernel_type_str_resolver": resolver,
     }
-    return _builder(alignment).build(root, substitutes=fixes)
+    with gc_paused():  # tens of thousands of small tables for a many-nodes model
+        return _builder(alignment).build(root, substitutes=fixes)
 
 
 def _open(model: Any) -> tuple[OrtModel, bool]:
