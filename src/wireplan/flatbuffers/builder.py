@@ -526,6 +526,20 @@ class Builder:
         return state.finish()
 
 
+_MAPPING, _OBJECT, _NOT_A_TABLE = 0, 1, 2
+# What a Python type is as a table value, asked once per type (an ABC check per
+# table costs more than the rest of the dispatch for models of many small tables).
+_FORMS: dict[type, int] = {dict: _MAPPING}
+
+
+def _form_of(tv: type) -> int:
+    if issubclass(tv, Mapping):
+        return _MAPPING
+    if tv is type(None) or issubclass(tv, (str, bytes, int, float, list, tuple)):
+        return _NOT_A_TABLE
+    return _OBJECT
+
+
 class _State:
     """One build: the metadata buffer, the vtable cache, the large vectors pending."""
 
@@ -567,9 +581,13 @@ class _State:
         values: list[Any] = []
         add_entry = present.append
         add_value = values.append
-        if type(value) is dict or isinstance(value, Mapping):
+        tv = type(value)
+        form = _FORMS.get(tv)
+        if form is None:
+            form = _FORMS[tv] = _form_of(tv)
+        if form == _MAPPING:
             get: Callable[[str], Any] = value.get
-        elif value is None or isinstance(value, (str, bytes, int, float, list, tuple)):
+        elif form == _NOT_A_TABLE:
             raise EncodeError(
                 f"expected a mapping or object for table {ct.name}, got {type(value).__name__}",
                 render_path(path),
