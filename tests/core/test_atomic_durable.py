@@ -24,20 +24,6 @@ def _leftovers(folder: Path) -> list[str]:
 
 
 @pytest.fixture
-def fsyncs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Every fd passed to ``os.fsync`` (which still runs)."""
-    calls: list[int] = []
-    real = os.fsync
-
-    def spy(fd: Any) -> None:
-        calls.append(fd)
-        real(fd)
-
-    monkeypatch.setattr(os, "fsync", spy)
-    return calls
-
-
-@pytest.fixture
 def msyncs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """One entry per ``mmap.flush`` (msync) on a mapping made through ``mmap.mmap``."""
     calls: list[int] = []

@@ -18,19 +18,6 @@ from . import models
 
 
 @pytest.fixture
-def fsyncs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    calls: list[int] = []
-    real = os.fsync
-
-    def spy(fd: Any) -> None:
-        calls.append(fd)
-        real(fd)
-
-    monkeypatch.setattr(os, "fsync", spy)
-    return calls
-
-
-@pytest.fixture
 def src(tmp_path: Path) -> Path:
     """A small .onnx with external data (payloads copied from a mapping)."""
     path = tmp_path / "m.onnx"
