@@ -162,20 +162,22 @@ def ort_converter(src: Path, out_dir: Path) -> None:
     )
 
 
+def stock_root(om: Any) -> tuple[dict[str, Any], FbEncoder]:
+    """The root wireplan writes for ``om`` (resolver included) and an encoder on the stock Builder."""
+    root = {
+        "ort_version": writer.ORT_VERSION,
+        "model": om.model,
+        "kernel_type_str_resolver": kernel_types.resolver_for(om),
+    }
+    enc = FbEncoder(ORT_SCHEMA, omit_empty_strings=True, keep_empty=frozenset(writer._KEEP_EMPTY))
+    return root, enc
+
+
 def stock_builder(src: Path, dst: Path) -> None:
-    """The same root (resolver included) encoded by flatbuffers.Builder, then written."""
+    """The same root encoded by flatbuffers.Builder, then written."""
     om = from_onnx(src, signature=kernel_types.signature)
     try:
-        root = {
-            "ort_version": writer.ORT_VERSION,
-            "model": om.model,
-            "kernel_type_str_resolver": kernel_types.resolver_for(om),
-        }
-        enc = FbEncoder(
-            ORT_SCHEMA,
-            omit_empty_strings=True,
-            keep_empty=frozenset(writer._KEEP_EMPTY),
-        )
+        root, enc = stock_root(om)
         write_bytes(dst, enc.encode(root))
     finally:
         om.close()
@@ -318,14 +320,7 @@ def metadata_rows(many: Path, repeat: int, title: str) -> list[str]:
     """The many-nodes model without a file: ``from_onnx``, ``plan()``, the Builder's encode."""
     om = from_onnx(many, signature=kernel_types.signature)
     try:
-        root = {
-            "ort_version": writer.ORT_VERSION,
-            "model": om.model,
-            "kernel_type_str_resolver": kernel_types.resolver_for(om),
-        }
-        enc = FbEncoder(
-            ORT_SCHEMA, omit_empty_strings=True, keep_empty=frozenset(writer._KEEP_EMPTY)
-        )
+        root, enc = stock_root(om)
 
         def bridge() -> None:
             from_onnx(many, signature=kernel_types.signature).close()
