@@ -12,10 +12,11 @@ from __future__ import annotations
 import contextlib
 import mmap
 import os
-from types import TracebackType
 from typing import Any
 
 import numpy as np
+
+from wireplan.core.closing import Closing
 
 __all__ = ["MappedFile", "as_memoryview", "view"]
 
@@ -46,7 +47,7 @@ def view(
     return arr.reshape(shape)
 
 
-class MappedFile:
+class MappedFile(Closing):
     """A file mapped read-only into memory; ``buffer`` is a memoryview of its bytes.
 
     Use it as a context manager or call :meth:`close`.  Empty files have an
@@ -78,17 +79,6 @@ class MappedFile:
         if mm is not None:
             with contextlib.suppress(BufferError):
                 mm.close()
-
-    def __enter__(self) -> MappedFile:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         state = "closed" if self.closed else f"{self.size} bytes"

@@ -48,6 +48,7 @@ import numpy as np
 
 from wireplan.core.atomic import atomic_open
 from wireplan.core.buffers import MappedFile, as_memoryview
+from wireplan.core.closing import Closing
 from wireplan.core.execute import execute
 from wireplan.core.plan import Plan, align_up
 from wireplan.errors import DecodeError, EncodeError, LimitError
@@ -419,7 +420,7 @@ def _scan_records(mv: memoryview) -> list[tuple[int, int]]:
     return spans
 
 
-class RecordFile:
+class RecordFile(Closing):
     """A record file mapped read-only; records are decoded on demand.
 
     ``len(f)`` records; ``f[i]`` decodes record ``i`` to a list; ``f.raw(i)``
@@ -480,17 +481,6 @@ class RecordFile:
 
     def close(self) -> None:
         self._mapped.close()
-
-    def __enter__(self) -> RecordFile:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def read_records(

@@ -41,11 +41,11 @@ import contextlib
 import heapq
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from wireplan.core.closing import Closing
 from wireplan.ort.schema import TENSOR_DATA_TYPE, TYPE_INFO_VALUE
 
 if TYPE_CHECKING:
@@ -510,7 +510,7 @@ def _walk_graphs(graph: Graph) -> Iterator[Graph]:
 
 
 @dataclass(eq=False)
-class OrtModel:
+class OrtModel(Closing):
     """A whole .ort file: the ``InferenceSession`` root table plus what it was read from.
 
     The dataclass fields mirror ``InferenceSession`` (``ort_version``,
@@ -616,17 +616,6 @@ class OrtModel:
         if close is not None:
             with contextlib.suppress(BufferError):
                 close()
-
-    def __enter__(self) -> OrtModel:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 #: Table (and struct) name -> the class that mirrors it.  ``InferenceSession`` maps to OrtModel.
