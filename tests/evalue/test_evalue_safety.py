@@ -366,3 +366,16 @@ def test_inspect_error_is_a_decode_error_with_the_offset(tmp_path: Path) -> None
     assert isinstance(exc, DecodeError) and exc.offset == 7 and exc.file == path
     again = pickle.loads(pickle.dumps(exc))
     assert str(again) == str(exc) and again.offset == 7
+
+
+def test_masked_arrays_are_not_silently_unmasked() -> None:
+    # A mask has no place in an EValue tensor: masked elements are an error that says
+    # what to do, a masked array without masked elements encodes as its data.
+    arr = np.ma.masked_array(np.arange(4, dtype=np.float32), mask=[False, True, False, False])
+    with pytest.raises(EncodeError, match="filled"):
+        encode(arr)
+    with pytest.raises(EncodeError, match=r"\$\[1\]"):
+        encode_list([1, arr])
+    plain = np.ma.masked_array(np.arange(4, dtype=np.float32))
+    assert encode(plain) == encode(np.arange(4, dtype=np.float32))
+    assert np.array_equal(decode(encode(arr.filled(0))), [0, 0, 2, 3])

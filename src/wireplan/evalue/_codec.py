@@ -290,6 +290,14 @@ def _parts(value: Any, extended: bool, path: str = "$") -> _Parts:
     if t is RawTensor:
         return _raw_parts(value, extended, path)
     # Subclasses and the rarer types.
+    if isinstance(value, np.ma.MaskedArray):
+        if np.ma.getmaskarray(value).any():
+            raise EncodeError(
+                "a masked array with masked elements: an EValue tensor has no mask; "
+                "pass arr.filled(fill_value) (or arr.data to keep the hidden values)",
+                path,
+            )
+        return _array_parts(np.asarray(value.data), extended, path)
     if isinstance(value, np.ndarray | np.generic):
         return _array_parts(np.asarray(value), extended, path)
     if isinstance(value, bool):
