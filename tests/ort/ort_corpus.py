@@ -36,6 +36,10 @@ import onnx
 import onnx.numpy_helper
 import onnxruntime as ort
 
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from onnx_corpus import DATA_DIR, read_value, same
 from wireplan.ort import load, to_onnx
 from wireplan.ort.model import OrtModel
 
@@ -44,7 +48,6 @@ LEVELS = {
     "extended": ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED,
 }
 STANDARD_DOMAINS = {"", "ai.onnx", "ai.onnx.ml"}
-DATA_DIR = Path(onnx.__file__).parent / "backend" / "test" / "data"
 
 ort.set_default_logger_severity(4)
 
@@ -92,26 +95,6 @@ def node_sources() -> list[Source]:
     return out
 
 
-def _read_input(path: str, type_proto: onnx.TypeProto) -> Any:
-    data = Path(path).read_bytes()
-    kind = type_proto.WhichOneof("value")
-    if kind == "sequence_type":
-        seq = onnx.SequenceProto()
-        seq.ParseFromString(data)
-        return onnx.numpy_helper.to_list(seq)
-    if kind == "optional_type":
-        opt = onnx.OptionalProto()
-        opt.ParseFromString(data)
-        return onnx.numpy_helper.to_optional(opt)
-    if kind == "map_type":
-        mp = onnx.MapProto()
-        mp.ParseFromString(data)
-        return onnx.numpy_helper.to_dict(mp)
-    t = onnx.TensorProto()
-    t.ParseFromString(data)
-    return onnx.numpy_helper.to_array(t)
-
-
 def _synthetic_inputs(model: onnx.ModelProto) -> dict[str, Any] | None:
     rng = np.random.default_rng(0)
     inits = {t.name for t in model.graph.initializer}
@@ -146,7 +129,7 @@ def data_sources(max_file_bytes: int | None = None) -> list[Source]:
                 for i, vi in enumerate(graph_inputs):
                     f = os.path.join(ds, f"input_{i}.pb")
                     if os.path.exists(f):
-                        feeds[vi.name] = _read_input(f, vi.type)
+                        feeds[vi.name] = read_value(f, vi.type)
                 sets.append(feeds)
             out.append(Source(f"{folder}/{os.path.basename(d)}", model, sets))
     for path in sorted(glob.glob(str(DATA_DIR / "light" / "*.onnx"))):
@@ -237,23 +220,6 @@ def run(sess: ort.InferenceSession, feeds: dict[str, Any]) -> list[Any]:
             # initializers of IR-3 models (the "light" models).  No node reads them.
             given[i.name] = np.zeros(i.shape, dtype=_ORT_TYPES[i.type])
     return list(sess.run(None, given))
-
-
-def same(a: Any, b: Any) -> bool:
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        a, b = np.asarray(a), np.asarray(b)
-        if a.dtype != b.dtype or a.shape != b.shape:
-            return False
-        if a.dtype.kind in "fc":
-            return bool(np.array_equal(a, b, equal_nan=True))
-        if a.dtype.kind == "O":
-            return a.tolist() == b.tolist()
-        return bool(np.array_equal(a, b))
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
-    return bool(a == b)
 
 
 def _edge_sets(g: Any) -> dict[int, tuple[list[tuple[int, int, int]], list[tuple[int, int, int]]]]:
@@ -411,8 +377,14 @@ def summary(outcomes: Sequence[Outcome]) -> str:
 
 
 def main(argv: Sequence[str]) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "every", nargs="?", type=int, default=1, help="check every N-th source only (default 1)"
+    )
+    step = parser.parse_args(argv[1:]).every
     start = time.perf_counter()
-    step = int(argv[1]) if len(argv) > 1 else 1
     sources = (node_sources() + data_sources())[::step]
     outcomes = []
     for i, o in enumerate(check_all(sources)):

@@ -34,11 +34,10 @@ import onnxruntime as ort
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from onnx_corpus import DATA_DIR, read_value, same
 from wireplan.errors import WireplanError
 from wireplan.ort import writer
 from wireplan.ort.runtime import session
-
-DATA_DIR = Path(onnx.__file__).parent / "backend" / "test" / "data"
 
 
 @dataclass
@@ -95,26 +94,6 @@ def node_cases() -> list[Case]:
     return out
 
 
-def _read_value(path: Path, vi: onnx.ValueInfoProto) -> Any:
-    data = path.read_bytes()
-    kind = vi.type.WhichOneof("value")
-    if kind == "sequence_type":
-        p: Any = onnx.SequenceProto()
-        p.ParseFromString(data)
-        return onnx.numpy_helper.to_list(p)
-    if kind == "map_type":
-        p = onnx.MapProto()
-        p.ParseFromString(data)
-        return onnx.numpy_helper.to_dict(p)
-    if kind == "optional_type":
-        p = onnx.OptionalProto()
-        p.ParseFromString(data)
-        return onnx.numpy_helper.to_optional(p)
-    p = onnx.TensorProto()
-    p.ParseFromString(data)
-    return onnx.numpy_helper.to_array(p)
-
-
 _NP = {
     onnx.TensorProto.FLOAT: np.float32,
     onnx.TensorProto.DOUBLE: np.float64,
@@ -145,7 +124,7 @@ def data_cases() -> list[Case]:
         for ds in sorted(model_path.parent.glob("test_data_set_*")):
             feeds.append(
                 {
-                    vi.name: _read_value(ds / f"input_{i}.pb", vi)
+                    vi.name: read_value(ds / f"input_{i}.pb", vi.type)
                     for i, vi in enumerate(inputs)
                     if (ds / f"input_{i}.pb").exists()
                 }
@@ -164,25 +143,6 @@ def shipped_without_model() -> list[str]:
         for p in DATA_DIR.glob("*/*")
         if p.is_dir() and not (p / "model.onnx").exists()
     )
-
-
-def same(a: Any, b: Any) -> bool:
-    """Exact equality of onnxruntime outputs (tensors, sequences, maps, optionals); NaN == NaN."""
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)):
-            return False
-        if a.dtype != b.dtype or a.shape != b.shape:
-            return False
-        if a.dtype.kind in "fc":
-            return bool(np.array_equal(a, b, equal_nan=True))
-        if a.dtype == object:
-            return bool(a.tolist() == b.tolist())
-        return bool(np.array_equal(a, b))
-    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
-    return bool(a == b) or (a is None and b is None)
 
 
 #: Both sessions run the graph as stored: onnxruntime's optimizers take different paths for
