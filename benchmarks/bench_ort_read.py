@@ -44,7 +44,6 @@ from typing import Any
 import numpy as np
 import onnx
 import onnxruntime as ort
-from onnx import TensorProto, helper, numpy_helper
 
 import wireplan
 from wireplan.core.buffers import MappedFile
@@ -55,25 +54,13 @@ _FBS = Path(ort.__file__).parent / "tools" / "ort_format_model"
 sys.path.insert(0, str(_FBS))
 from ort_flatbuffers_py.fbs.InferenceSession import InferenceSession  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from ort_write import models  # noqa: E402  (the weights chain the tests use too)
+
 
 def build(total_mb: float, tensors: int = 40) -> onnx.ModelProto:
-    n = max(1, int(total_mb * 1e6) // 4 // tensors)
-    rng = np.random.default_rng(0)
-    inits, nodes, prev = [], [], "x"
-    for i in range(tensors):
-        inits.append(numpy_helper.from_array(rng.standard_normal(n, dtype=np.float32), f"w{i}"))
-        nodes.append(helper.make_node("Add", [prev, f"w{i}"], [f"h{i}"], name=f"add{i}"))
-        prev = f"h{i}"
-    graph = helper.make_graph(
-        nodes,
-        "bench",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [n])],
-        [helper.make_tensor_value_info(prev, TensorProto.FLOAT, [n])],
-        initializer=inits,
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 8
-    return model
+    """A chain of Adds over ``tensors`` float32 weights of ``total_mb`` MB in all."""
+    return models.weights(int(total_mb * 1e6), tensors=tensors)
 
 
 def save_ort(onnx_path: Path, dst: Path) -> None:

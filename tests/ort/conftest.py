@@ -26,6 +26,8 @@ onnx = pytest.importorskip("onnx")
 ort = pytest.importorskip("onnxruntime")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
+from ort_write import models  # noqa: E402  (the same weights chain as the writer's tests)
+
 
 def save_ort(model: object, dst: Path, level: str = "basic") -> Path:
     """Have onnxruntime write ``model`` (a ModelProto) as an .ort file."""
@@ -111,30 +113,6 @@ def feature_model() -> object:
     return model
 
 
-def weights_model(nbytes: int, tensors: int = 4) -> object:
-    """A chain of Adds over ``tensors`` float32 initializers of ``nbytes`` in total."""
-    n = max(1, nbytes // 4 // tensors)
-    inits = [
-        numpy_helper.from_array(np.full(n, i + 1, dtype=np.float32) * np.float32(0.5), f"w{i}")
-        for i in range(tensors)
-    ]
-    nodes = []
-    prev = "x"
-    for i in range(tensors):
-        nodes.append(helper.make_node("Add", [prev, f"w{i}"], [f"h{i}"], name=f"add{i}"))
-        prev = f"h{i}"
-    graph = helper.make_graph(
-        nodes,
-        "weights",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [n])],
-        [helper.make_tensor_value_info(prev, TensorProto.FLOAT, [n])],
-        initializer=inits,
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 8
-    return model
-
-
 @pytest.fixture(scope="session")
 def ort_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("ort")
@@ -148,7 +126,7 @@ def feature_ort(ort_dir: Path) -> Path:
 @pytest.fixture(scope="session")
 def weights_ort(ort_dir: Path) -> Path:
     """About 6 MiB of weights in 4 tensors (each past the 1 MiB parallel-copy threshold)."""
-    return save_ort(weights_model(6 << 20), ort_dir / "weights.ort")
+    return save_ort(models.weights(6 << 20), ort_dir / "weights.ort")
 
 
 @pytest.fixture(scope="session")
