@@ -391,3 +391,18 @@ def test_zero_extension_and_truncation(ns: ModuleType) -> None:
     assert short.a and short.b == 5 and short.wide == 0
     assert ns.Misaligned_1_0.deserialize(memoryview(data)) == full
     assert ns.Misaligned_1_0.deserialize(bytearray(data)) == full
+
+
+def test_uint8_arrays_take_lists_bytes_and_arrays(wp_public: dict[str, ModuleType]) -> None:
+    name = wp_public["uavcan"].register.Name_1_0
+    want = b"\x0e" + b"uavcan.node.id"
+    for value in (
+        list(b"uavcan.node.id"),
+        b"uavcan.node.id",
+        bytearray(b"uavcan.node.id"),
+        np.frombuffer(b"uavcan.node.id", np.uint8),
+        "uavcan.node.id",
+    ):
+        assert name(name=value).serialize() == want, type(value)
+    with pytest.raises(EncodeError):
+        name(name=bytes(256)).serialize()  # capacity 255

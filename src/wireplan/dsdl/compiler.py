@@ -547,7 +547,11 @@ class _Ser(_Emitter):
 
     @staticmethod
     def _u8(v: str) -> str:
-        return f"(bytes({v}) if {v}.__class__ is list else _pack_array('B', {v}))"
+        # a list of ints or a bytes object as it is; anything else through the range checks
+        return (
+            f"(bytes({v}) if {v}.__class__ is list or {v}.__class__ is bytes "
+            f"else _pack_array('B', {v}))"
+        )
 
     def array(self, t: Any, expr: str, path: str, offsets: Any) -> None:
         el = t.element_type
