@@ -1197,6 +1197,18 @@ class _Code:
     layout: TypeLayout
 
 
+def _tag_read(gen: _Gen, code: str, fields: int, buf: str, at: str, indent: str) -> list[str]:
+    """Lines reading a union's tag into ``t`` from ``buf`` at ``at``, rejecting a bad one."""
+    read = (
+        f"t = {buf}[{at}]" if code == "B" else f"t, = {gen.mod.struct('<' + code)}_u({buf}, {at})"
+    )
+    return [
+        indent + read,
+        f"{indent}if t >= {fields}:",
+        f"{indent}    raise _DecodeError(f'invalid union tag {{t}} (the union has {fields} fields)', {at})",
+    ]
+
+
 def _gen_unit(gen: _Gen, unit: _Unit) -> _Code:
     t = unit.inner
     ident = unit.ident
@@ -1308,14 +1320,7 @@ def _gen_unit(gen: _Gen, unit: _Unit) -> _Code:
         lines.append(f"_DV_{ident} = ({', '.join(variants)},)")
         lines.append("")
         lines.append(f"def _d_{ident}(b, o, n):")
-        if tb == 1:
-            lines.append("    t = b[o]")
-        else:
-            lines.append(f"    t, = {gen.mod.struct('<' + tag_code)}_u(b, o)")
-        lines.append(f"    if t >= {len(t.fields)}:")
-        lines.append(
-            f"        raise _DecodeError(f'invalid union tag {{t}} (the union has {len(t.fields)} fields)', o)"
-        )
+        lines.extend(_tag_read(gen, tag_code, len(t.fields), "b", "o", "    "))
         lines.append(f"    return _DV_{ident}[t](b, o, n)")
         lines.append("")
     else:
@@ -1334,15 +1339,7 @@ def _gen_unit(gen: _Gen, unit: _Unit) -> _Code:
     minb = _min_bytes(t)
     top_body = ["    n = len(data)", f"    if n >= {minb}:", "        b = data", "        try:"]
     if is_union:
-        top_body.append(
-            "            t = b[0]"
-            if tb == 1
-            else f"            t, = {gen.mod.struct('<' + tag_code)}_u(b, 0)"
-        )
-        top_body.append(f"            if t >= {len(t_fields)}:")
-        top_body.append(
-            f"                raise _DecodeError(f'invalid union tag {{t}} (the union has {len(t_fields)} fields)', 0)"
-        )
+        top_body.extend(_tag_read(gen, tag_code, len(t_fields), "b", "0", " " * 12))
         top_body.append(f"            r, o = _DV_{ident}[t](b, 0, n)")
         end = "o"
     else:
@@ -1508,14 +1505,7 @@ def _gen_unit(gen: _Gen, unit: _Unit) -> _Code:
         cls.append("        n = len(data)")
         cls.append(f"        if n < {maxb}:")
         cls.append(f"            data = _pad(data, {maxb})")
-        if tb == 1:
-            cls.append("        t = data[0]")
-        else:
-            cls.append(f"        t, = {gen.mod.struct('<' + tag_code)}_u(data, 0)")
-        cls.append(f"        if t >= {len(t_fields)}:")
-        cls.append(
-            f"            raise _DecodeError(f'invalid union tag {{t}} (the union has {len(t_fields)} fields)', 0)"
-        )
+        cls.extend(_tag_read(gen, tag_code, len(t_fields), "data", "0", " " * 8))
         cls.append(f"        return _DV_{ident}[t](data, 0, n)[0]")
     cls.append("")
     cls.append("    to_builtin = _rt.to_builtin")
@@ -1646,7 +1636,6 @@ _i2i_r = _rt.int_to_ints
 _fb = _rt.float_to_bits
 _bf = _rt.bits_to_float
 _pack_array = _rt.pack_array
-_unpack_array = _rt.unpack_array
 _np_from = _rt.numpy_from
 _i2b_np = _rt.int_to_bool_array
 _bools_bytes = _rt.bools_to_bytes

@@ -43,7 +43,6 @@ __all__ = [
     "DecodeError",
     "EncodeError",
     "PackCache",
-    "StructCache",
     "StructError",
     "UnpackCache",
     "bits_to_float",
@@ -68,7 +67,6 @@ __all__ = [
     "to_builtin",
     "union_getter",
     "union_setter",
-    "unpack_array",
     "utf8",
 ]
 
@@ -217,11 +215,6 @@ def int_to_bool_array(value: int, count: int) -> Any:
     return np.unpackbits(raw, count=count, bitorder="little").astype(np.bool_)
 
 
-def unpack_array(code: str, count: int, data: Any, offset: int) -> list[Any]:
-    """``count`` elements of ``code`` read from ``data`` at ``offset``."""
-    return list(struct.unpack_from(f"<{count}{code}", data, offset))
-
-
 class PackCache(dict[int, Callable[..., bytes]]):
     """``cache[n]``: the bound ``pack`` of a fixed head followed by ``n`` elements of ``code``.
 
@@ -273,24 +266,6 @@ def bools_to_bytes(values: Any, count: int) -> bytes:
 def bytes_to_bools(raw: bytes) -> Any:
     """The inverse of :func:`bools_to_bytes`: a writable numpy bool array of ``8 * len(raw)``."""
     return np.unpackbits(np.frombuffer(raw, np.uint8), bitorder="little").view(np.bool_)
-
-
-class StructCache(dict[int, struct.Struct]):
-    """``cache[n]``: a ``struct.Struct`` for a fixed head followed by ``n`` elements of ``code``.
-
-    Lets a length prefix and the array after it go out in one ``pack`` call.
-    """
-
-    def __init__(self, head: str, code: str) -> None:
-        super().__init__()
-        self.head = head
-        self.code = code
-
-    def __missing__(self, count: int) -> struct.Struct:
-        made = struct.Struct(f"{self.head}{count}{self.code}")
-        if len(self) < 4096:
-            self[count] = made
-        return made
 
 
 def utf8(data: Any, offset: int, path: str) -> str:

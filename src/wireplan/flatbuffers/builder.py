@@ -585,41 +585,21 @@ class _State:
         form = _FORMS.get(tv)
         if form is None:
             form = _FORMS[tv] = _form_of(tv)
-        if form == _MAPPING:
-            get: Callable[[str], Any] = value.get
-        elif form == _NOT_A_TABLE:
+        if form == _NOT_A_TABLE:
             raise EncodeError(
                 f"expected a mapping or object for table {ct.name}, got {type(value).__name__}",
                 render_path(path),
             )
-        else:
-            if ct.variants is not None:
-                fields = ct.variants.get(getattr(value, ct.variant_field, None), fields)
-            for fname, e, e2 in fields:
-                v = getattr(value, fname, None)
-                if v is None:
-                    continue
-                kind = e.kind
-                if kind == _SCALAR:
-                    if v == e.default:
-                        continue
-                    if e.enum is not None and isinstance(v, str):
-                        v = self.enum_value(e, v, path)
-                        if v == e.default:
-                            continue
-                elif kind == _UTYPE:
-                    add_entry(e)
-                    add_value(v)
-                    e = e2  # type: ignore[assignment]  # a union always has its second entry
-                elif not e.keep_empty and v == "":
-                    continue
-                add_entry(e)
-                add_value(v)
-            return self.place_table(ct, present, values, path)
+        # Fields by name: a mapping's keys or an object's attributes (one loop for both;
+        # the test per field is cheaper than a getter call per field).
+        get = value.get if form == _MAPPING else None
         if ct.variants is not None:
-            fields = ct.variants.get(get(ct.variant_field), fields)
+            tag = (
+                get(ct.variant_field) if get is not None else getattr(value, ct.variant_field, None)
+            )
+            fields = ct.variants.get(tag, fields)
         for fname, e, e2 in fields:
-            v = get(fname)
+            v = get(fname) if get is not None else getattr(value, fname, None)
             if v is None:
                 continue
             kind = e.kind

@@ -38,7 +38,7 @@ def convert(src: str | os.PathLike[str], dst: str | os.PathLike[str], **options:
     ``.ort -> .onnx``: :func:`wireplan.ort.onnx_bridge.convert_ort_to_onnx`
     (option ``external_data=False``).  ``.onnx -> .ort``:
     :func:`wireplan.ort.writer.convert_onnx_to_ort` (options ``alignment``,
-    ``threads``, ``progress``).  Both write atomically and take
+    ``threads``, ``progress``, ``float16_casts``).  Both write atomically and take
     ``durable=True``; ``durable=False`` skips the fsyncs (still atomic
     against a failed or killed process, not against power loss; see
     :mod:`wireplan.core.atomic`).

@@ -1064,7 +1064,7 @@ def _expand_function_ops(
             raise EncodeError(
                 f"expanding {sorted(wanted)} into their function bodies failed: {exc}"
             ) from None
-        if castlike and _has_castlike(proto):
+        if castlike:
             proto = _castlike_to_cast(proto)  # the bodies just inlined may hold CastLikes
     return proto
 
