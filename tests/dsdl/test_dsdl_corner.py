@@ -406,3 +406,36 @@ def test_uint8_arrays_take_lists_bytes_and_arrays(wp_public: dict[str, ModuleTyp
         assert name(name=value).serialize() == want, type(value)
     with pytest.raises(EncodeError):
         name(name=bytes(256)).serialize()  # capacity 255
+
+
+def test_delimited_bodies_decoded_in_place_across_versions(
+    corner_types: list[Any], wp_corner: dict[str, ModuleType]
+) -> None:
+    """Delimited bodies are decoded inside the parent's buffer, so a body that
+    ends early (read by a newer version) must not take the bytes after it: it
+    is zero-extended, as pydsdl does, even when those bytes would be a bad
+    length or tag."""
+    by_name = {full_name(t): t for t in corner_types}
+    old_t, new_t = by_name["corner.HasExt.1.0"], by_name["corner.HasExt.1.1"]
+    pairs = [(old_t, new_t), (new_t, old_t)]
+
+    @_S
+    @given(st.data())
+    def check(data: Any) -> None:
+        for writer, reader in pairs:
+            v = data.draw(values(writer, in_range=True, max_var=4))
+            raw = pydsdl.serialize(writer, v)
+            expected = pydsdl.deserialize(reader, raw)
+            for buf in (raw, bytearray(raw)):
+                got = class_for(wp_corner, reader).deserialize(buf).to_builtin()
+                assert same(got, expected), (full_name(writer), v)
+
+    check()
+    ns = wp_corner["corner"]
+    # a 1.0 body of 3 bytes followed by bytes that a 1.1 reader would take as
+    # int3[<=2] d's length 255 if it read past the body
+    old = ns.HasExt_1_0(first=ns.Ext_1_0(a=1), between=0, many=[ns.Ext_1_0(a=0xFFFF, b=[255] * 4)])
+    data = old.serialize()
+    new = ns.HasExt_1_1.deserialize(data)
+    assert new.first.a == 1 and new.first.c == 0 and list(new.first.d) == []
+    assert [m.a for m in new.many] == [0xFFFF] and list(new.many[0].b) == [255] * 4

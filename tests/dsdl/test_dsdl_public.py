@@ -214,9 +214,18 @@ def test_numpy_inputs(wp_public: dict[str, ModuleType], public_types: list[Any])
     values64 = np.linspace(-1e39, 1e39, 64)  # float64, partly beyond float32: saturated
     obj = arr.Real32_1_0(value=values64)
     assert obj.serialize() == pydsdl.serialize(r32, {"value": values64.tolist()})
-    back = arr.Real32_1_0.deserialize(obj.serialize())
+    data = obj.serialize()
+    back = arr.Real32_1_0.deserialize(data)
     assert isinstance(back.value, np.ndarray) and back.value.dtype == np.float32
-    assert back.value.flags.writeable
+    # from bytes: a zero-copy, read-only view of the input
+    assert not back.value.flags.writeable and np.shares_memory(back.value, np.frombuffer(data, np.uint8))
+    # from a buffer that may change: a writable copy of its own
+    buf = bytearray(data)
+    mine = arr.Real32_1_0.deserialize(buf).value
+    assert mine.flags.writeable and not np.shares_memory(mine, np.frombuffer(buf, np.uint8))
+    buf[1:5] = bytes(4)
+    assert mine[0] == back.value[0]
+    assert (arr.Real32_1_0.deserialize(memoryview(data)).value == back.value).all()
     n8 = next(t for t in public_types if full_name(t) == "uavcan.primitive.array.Natural8.1.0")
     wide = np.array([0, 255, 256, -1] * 20, dtype=np.int64)  # saturated to 0..255
     assert arr.Natural8_1_0(value=wide).serialize() == pydsdl.serialize(

@@ -38,6 +38,7 @@ import builtins
 import hashlib
 import keyword
 import os
+import re
 import struct
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -348,7 +349,6 @@ class _Ser(_Emitter):
         self.gbits = 0
         self.group_fields: list[str] = []
         self.group_has_shift = False
-        self.branch_at: int | None = None  # where a final list/ndarray branch starts
 
     # -- byte mode runs
     def _group_add(self, part: str | None, bits: int) -> None:
@@ -386,29 +386,6 @@ class _Ser(_Emitter):
         if codes == "B" and len(args) == 1:
             return f"bytes(({args[0]},))"
         return f"{self.gen.mod.struct('<' + codes)}_p({', '.join(args)})"
-
-    def returns(self) -> list[str] | None:
-        """These lines turned into a function body that returns the bytes, when they allow it.
-
-        That is the case when one statement (or one branch of statements)
-        at the end writes everything: the top-level ``serialize`` then skips
-        the ``bytearray`` and its copy into ``bytes``.
-        """
-        if not self.lines:
-            return None
-        last = self.lines[-1]
-        if self.steps == 1 and last.startswith(("    out += ", "    out.append(")):
-            if last.startswith("    out.append("):
-                return [
-                    *self.lines[:-1],
-                    "    return bytes((" + last[len("    out.append(") : -1] + ",))",
-                ]
-            return [*self.lines[:-1], last.replace("out += ", "return ", 1)]
-        at = self.branch_at
-        if self.steps == 2 and at is not None and len(self.lines) == at + 6:
-            tail = [line.replace("out += ", "return ", 1) for line in self.lines[at:]]
-            return [*self.lines[:at], *tail]
-        return None
 
     def _checks_line(self) -> None:
         if self.checks:
@@ -671,8 +648,6 @@ class _Ser(_Emitter):
                 cache = self.gen.mod.cache("<" + codes, code)
                 head = self._head()
                 plus = f"{head} + " if head else ""
-                if self.steps == 0:
-                    self.branch_at = len(self.lines)
                 self.emit(f"if {v}.__class__ is list:")
                 self.emit(f"    out += {cache}[{n}]({', '.join([*args, '*' + v])})")
                 self.emit(f"elif {v}.__class__ is _ndarray and {v}.dtype is _DT_{code}:")
@@ -1073,8 +1048,10 @@ class _Des(_Emitter):
             self.pin()
             if large:
                 self.emit(f"if {count} >= {LARGE}:")
+                # zero-copy from immutable bytes; a copy from a buffer that may change
+                self.emit(f"    {v} = (_frombuffer(b, _DT_{code}, {count}, o) if b.__class__ is bytes")
                 self.emit(
-                    f"    {v} = _frombuffer(bytearray(b[o:o + {count} * {size}]), _DT_{code})"
+                    f"        else _frombuffer(bytearray(b[o:o + {count} * {size}]), _DT_{code}))"
                 )
                 self.emit("else:")
                 if code == "B":
@@ -1197,6 +1174,80 @@ class _Code:
     layout: TypeLayout
 
 
+_OUT = re.compile(r"\bout\b")
+_CALL = re.compile(r"(_sd?)_(\w+)\((\w+), out\)$")
+
+
+def _returning(lines: list[str]) -> list[str] | None:
+    """A serializer body that appends to ``out``, rewritten to return its bytes, when it can be.
+
+    Every byte-moving statement at the top level of the body becomes one
+    part of a single ``return a + b + ...`` (a call into a nested routine
+    becomes a call to its returning twin ``_r_``/``_rd_``), and an
+    ``if``/``elif``/``else`` whose branches each write one part assigns a
+    local instead.  This skips the ``bytearray``, its appends and its copy
+    into ``bytes``.  Bodies with loops that write (arrays of composites)
+    keep the ``bytearray``: None.
+    """
+    out: list[str] = []
+    parts: list[str] = []
+    i = 0
+    chain: str | None = None  # the local that the current if/elif/else chain assigns
+    unfinished = False  # that chain has no else yet
+    while i < len(lines):
+        line = lines[i]
+        body = line[4:]
+        block = []
+        j = i + 1
+        while j < len(lines) and lines[j].startswith("        "):
+            block.append(lines[j])
+            j += 1
+        if body.startswith(("if ", "elif ", "else:")):
+            if body.startswith("if ") and unfinished:
+                return None  # a chain that writes must end in else
+            if body.startswith("if "):
+                chain = None
+            writes = [b for b in block if _OUT.search(b)]
+            if writes:
+                if len(block) != 1 or not block[0].startswith("        out += "):
+                    return None
+                if chain is None:
+                    chain = f"w{len(parts)}"
+                    parts.append(chain)
+                out.append(line)
+                out.append(f"        {chain} = {block[0][len('        out += '):]}")
+                unfinished = not body.startswith("else:")
+            else:
+                if chain is not None:
+                    return None  # a branch of a writing chain that writes nothing
+                out.extend([line, *block])
+        elif unfinished:
+            return None
+        elif block:
+            if any(_OUT.search(b) for b in block):
+                return None
+            out.extend([line, *block])
+        elif body.startswith("out += "):
+            parts.append(body[len("out += ") :])
+        elif body.startswith("out.append(") and body.endswith(")"):
+            parts.append(f"bytes(({body[len('out.append(') : -1]},))")
+        elif (m := _CALL.match(body)) is not None:
+            kind, ident, arg = m.groups()
+            parts.append(f"{'_rd' if kind == '_sd' else '_r'}_{ident}({arg})")
+        elif _OUT.search(body):
+            return None
+        else:
+            out.append(line)
+        i = j
+    if unfinished:
+        return None
+    if not parts:
+        return [*out, "    return b''"]
+    if len(parts) <= 4:
+        return [*out, f"    return {' + '.join(parts)}"]
+    return [*out, f"    return b''.join(({', '.join(parts)},))"]
+
+
 def _tag_read(gen: _Gen, code: str, fields: int, buf: str, at: str, indent: str) -> list[str]:
     """Lines reading a union's tag into ``t`` from ``buf`` at ``at``, rejecting a bad one."""
     read = (
@@ -1241,26 +1292,27 @@ def _gen_unit(gen: _Gen, unit: _Unit) -> _Code:
             ser.align8()
             ser.flush()
             steps = max(steps, ser.steps)
-            lines.append(f"def _s_{ident}_{k}(v, out):")
+            lines.append(f"def _sv{k}_{ident}(v, out):")
             lines.extend(ser.lines)
             lines.append("")
-            variants.append(f"_s_{ident}_{k}")
-            returns = ser.returns()
-            lines.append(f"def _r_{ident}_{k}(v):")
+            variants.append(f"_sv{k}_{ident}")
+            returns = _returning(ser.lines)
+            lines.append(f"def _rv{k}_{ident}(v):")
             if returns is None:
                 lines.append("    out = bytearray()")
-                lines.append(f"    _s_{ident}_{k}(v, out)")
+                lines.append(f"    _sv{k}_{ident}(v, out)")
                 lines.append("    return bytes(out)")
             else:
                 lines.extend(returns)
             lines.append("")
         lines.append(f"_SV_{ident} = ({', '.join(variants)},)")
-        lines.append(
-            f"_RV_{ident} = ({', '.join(f'_r_{ident}_{k}' for k in range(len(variants)))},)"
-        )
+        lines.append(f"_RV_{ident} = ({', '.join(f'_rv{k}_{ident}' for k in range(len(variants)))},)")
         lines.append("")
         lines.append(f"def _s_{ident}(self, out):")
         lines.append(f"    _SV_{ident}[self._tag](self._value, out)")
+        lines.append("")
+        lines.append(f"def _r_{ident}(self):")
+        lines.append(f"    return _RV_{ident}[self._tag](self._value)")
         lines.append("")
         strategy = "stepwise"
         reason = f"union: a {tag_bits}-bit tag, then one routine per variant"
@@ -1278,7 +1330,15 @@ def _gen_unit(gen: _Gen, unit: _Unit) -> _Code:
             and last.startswith(("out += _S", "out.append("))
             and _min_bytes(t) == maxb  # a fixed layout
         )
-        returning = ser.returns()
+        returning = _returning(ser.lines)
+        lines.append(f"def _r_{ident}(self):")
+        if returning is None:
+            lines.append("    out = bytearray()")
+            lines.append(f"    _s_{ident}(self, out)")
+            lines.append("    return bytes(out)")
+        else:
+            lines.extend(returning)
+        lines.append("")
         if not ser.steps:
             single = True
         bits = any(f.strategy in ("bit-group",) for f in report)
@@ -1309,14 +1369,14 @@ def _gen_unit(gen: _Gen, unit: _Unit) -> _Code:
             v = des.value(f.data_type, f".{f.name}", off)
             des.align8()
             des.flush()
-            lines.append(f"def _d_{ident}_{k}(b, o, n):")
+            lines.append(f"def _dv{k}_{ident}(b, o, n):")
             lines.extend(des.lines)
             lines.append(f"    u = _new({ident})")
             lines.append(f"    u._tag = {k}")
             lines.append(f"    u._value = {v}")
             lines.append(f"    return u, o + {des.so}" if des.so else "    return u, o")
             lines.append("")
-            variants.append(f"_d_{ident}_{k}")
+            variants.append(f"_dv{k}_{ident}")
         lines.append(f"_DV_{ident} = ({', '.join(variants)},)")
         lines.append("")
         lines.append(f"def _d_{ident}(b, o, n):")
@@ -1368,12 +1428,27 @@ def _gen_unit(gen: _Gen, unit: _Unit) -> _Code:
         lines.extend(top_body)
     lines.append("")
     if not sealed:
-        lines.append(f"def _sd_{ident}(v, out):")
-        lines.append("    p = len(out)")
-        lines.append("    out += b'\\x00\\x00\\x00\\x00'")
-        lines.append(f"    _s_{ident}(v, out)")
-        lines.append("    _U32.pack_into(out, p, len(out) - p - 4)")
-        lines.append("")
+        if minb == maxb:
+            # a fixed size: the header is a constant
+            header = repr(maxb.to_bytes(4, "little"))
+            lines.append(f"def _sd_{ident}(v, out):")
+            lines.append(f"    out += {header}")
+            lines.append(f"    _s_{ident}(v, out)")
+            lines.append("")
+            lines.append(f"def _rd_{ident}(v):")
+            lines.append(f"    return {header} + _r_{ident}(v)")
+            lines.append("")
+        else:
+            lines.append(f"def _sd_{ident}(v, out):")
+            lines.append("    p = len(out)")
+            lines.append("    out += b'\\x00\\x00\\x00\\x00'")
+            lines.append(f"    _s_{ident}(v, out)")
+            lines.append("    _U32.pack_into(out, p, len(out) - p - 4)")
+            lines.append("")
+            lines.append(f"def _rd_{ident}(v):")
+            lines.append(f"    r = _r_{ident}(v)")
+            lines.append("    return _U32_p(len(r)) + r")
+            lines.append("")
         lines.append(f"def _dd_{ident}(b, o, n):")
         lines.append("    size, = _U32.unpack_from(b, o)")
         lines.append("    o += 4")
@@ -1382,12 +1457,26 @@ def _gen_unit(gen: _Gen, unit: _Unit) -> _Code:
             "        raise _DecodeError(f'delimiter header says {size} bytes but only "
             "{max(0, n - o)} remain', o - 4)"
         )
+        # In place first: decoded within the parent's buffer and accepted when
+        # it ended inside the body.  A body that ends early (to be zero-extended)
+        # or any error takes the copy, which pads and reports exactly.
+        lines.append("    e = o + size")
         lines.append("    try:")
-        lines.append(f"        v = _D_{ident}(b[o:o + size])")
+        if is_union:
+            lines.extend(_tag_read(gen, tag_code, len(t_fields), "b", "o", " " * 8))
+            lines.append(f"        v, p = _DV_{ident}[t](b, o, e)")
+        else:
+            lines.append(f"        v, p = _d_{ident}(b, o, e)")
+        lines.append("        if p <= e:")
+        lines.append("            return v, e")
+        lines.append("    except (_DecodeError, _StructError, IndexError, ValueError):")
+        lines.append("        pass")
+        lines.append("    try:")
+        lines.append(f"        v = _D_{ident}(b[o:e])")
         lines.append("    except _DecodeError as exc:")
         lines.append("        exc.offset += o")
         lines.append("        raise exc.under('') from None")
-        lines.append("    return v, o + size")
+        lines.append("    return v, e")
         lines.append("")
 
     # ---- the class
@@ -1657,6 +1746,7 @@ _DT_d = _rt.DTYPES['d']
 _i2b_auto = _rt.int_to_bools_auto
 _utf8 = _rt.utf8
 _U32 = _Struct("<I")
+_U32_p = _U32.pack
 _StructError = _rt.StructError
 _PREFIX = __name__[: -len({suffix!r})]
 

@@ -72,6 +72,10 @@ __all__ = [
 
 StructError = struct.error
 _BOOL = np.dtype(np.bool_)
+_U8 = np.dtype(np.uint8)
+_packbits = np.packbits
+_unpackbits = np.unpackbits
+_frombuffer = np.frombuffer
 Kind = tuple[Any, ...]  # see the module docstring; arrays carry a 4th item: numpy or list
 
 _FLOAT_CODE = {16: "e", 32: "f", 64: "d"}
@@ -178,16 +182,19 @@ def pack_array(code: str, values: Sequence[Any]) -> bytes:
 
 
 def numpy_from(data: Any, code: str, count: int, offset: int) -> Any:
-    """A writable numpy array of ``count`` elements of ``code`` read from ``data`` at ``offset``.
+    """A numpy array of ``count`` elements of ``code`` read from ``data`` at ``offset``.
 
-    It owns its memory (a ``bytearray`` copy, cheaper than ``ndarray.copy``):
-    no view keeps the input alive or changes with it.
+    From ``bytes`` it is a read-only view (zero-copy: bytes cannot change
+    under it).  From anything else (a ``bytearray``, a ``memoryview``: a
+    buffer its owner may reuse) it is a writable copy that owns its memory.
     """
     dtype = _DTYPES[code]
+    if data.__class__ is bytes:
+        return _frombuffer(data, dtype, count, offset)  # ValueError beyond the data
     raw = bytearray(data[offset : offset + count * dtype.itemsize])
     if len(raw) != count * dtype.itemsize:
         raise ValueError("array beyond the data")  # the caller pads and retries
-    return np.frombuffer(raw, dtype)
+    return _frombuffer(raw, dtype)
 
 
 LARGE = 64  # from this many elements on, number and bool arrays decode to numpy arrays
@@ -257,7 +264,8 @@ def bools_to_bytes(values: Any, count: int) -> bytes:
     caller's slow path then reports it).
     """
     if values.__class__ is np.ndarray and values.dtype is _BOOL and values.shape == (count,):
-        return np.packbits(values, bitorder="little").tobytes()
+        # positional arguments: numpy's keyword parsing costs more than the packing
+        return _packbits(values, None, "little").tobytes()
     if len(values) != count:
         raise OverflowError
     return bools_to_int(values).to_bytes(count >> 3, "little")
@@ -265,7 +273,7 @@ def bools_to_bytes(values: Any, count: int) -> bytes:
 
 def bytes_to_bools(raw: bytes) -> Any:
     """The inverse of :func:`bools_to_bytes`: a writable numpy bool array of ``8 * len(raw)``."""
-    return np.unpackbits(np.frombuffer(raw, np.uint8), bitorder="little").view(np.bool_)
+    return _unpackbits(_frombuffer(raw, _U8), None, None, "little").view(_BOOL)
 
 
 def utf8(data: Any, offset: int, path: str) -> str:
