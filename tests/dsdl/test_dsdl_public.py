@@ -218,7 +218,9 @@ def test_numpy_inputs(wp_public: dict[str, ModuleType], public_types: list[Any])
     back = arr.Real32_1_0.deserialize(data)
     assert isinstance(back.value, np.ndarray) and back.value.dtype == np.float32
     # from bytes: a zero-copy, read-only view of the input
-    assert not back.value.flags.writeable and np.shares_memory(back.value, np.frombuffer(data, np.uint8))
+    assert not back.value.flags.writeable and np.shares_memory(
+        back.value, np.frombuffer(data, np.uint8)
+    )
     # from a buffer that may change: a writable copy of its own
     buf = bytearray(data)
     mine = arr.Real32_1_0.deserialize(buf).value

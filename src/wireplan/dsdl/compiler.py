@@ -349,6 +349,7 @@ class _Ser(_Emitter):
         self.gbits = 0
         self.group_fields: list[str] = []
         self.group_has_shift = False
+        self.safe: set[str] = set()  # locals known to be in 0..255 (checked array lengths)
 
     # -- byte mode runs
     def _group_add(self, part: str | None, bits: int) -> None:
@@ -375,17 +376,37 @@ class _Ser(_Emitter):
         self.gbits = 0
         self.group_has_shift = False
 
+    def _run_expr(self) -> str:
+        """The pending run (at least one item) as one ``bytes`` expression; the run is emptied.
+
+        Constant items (union tags, padding) fold into a literal; a byte known
+        to be in 0..255 (an 8-bit array length, checked against the capacity)
+        is looked up in a table of one-byte ``bytes`` instead of packed.
+        """
+        codes = "".join(c for c, _ in self.items)
+        args = [e for _, e in self.items if e is not None]
+        items = self.items
+        self.items = []
+        if all(a.isdigit() for a in args):
+            return repr(struct.pack("<" + codes, *map(int, args)))
+        last_code, last = items[-1]
+        if last_code == "B" and last in self.safe:
+            lead = items[:-1]
+            lead_codes = "".join(c for c, _ in lead)
+            lead_args = [e for _, e in lead if e is not None]
+            if all(a.isdigit() for a in lead_args):
+                literal = repr(struct.pack("<" + lead_codes, *map(int, lead_args)))
+                return f"{literal} + _B1[{last}]" if lead else f"_B1[{last}]"
+        if codes == "B" and len(args) == 1:
+            return f"bytes(({args[0]},))"
+        return f"{self.gen.mod.struct('<' + codes)}_p({', '.join(args)})"
+
     def _head(self) -> str | None:
         """The pending run as one ``bytes`` expression (its checks emitted first), or None."""
         self._checks_line()
         if not self.items:
             return None
-        codes = "".join(c for c, _ in self.items)
-        args = [e for _, e in self.items if e is not None]
-        self.items = []
-        if codes == "B" and len(args) == 1:
-            return f"bytes(({args[0]},))"
-        return f"{self.gen.mod.struct('<' + codes)}_p({', '.join(args)})"
+        return self._run_expr()
 
     def _checks_line(self) -> None:
         if self.checks:
@@ -405,11 +426,10 @@ class _Ser(_Emitter):
         self._checks_line()
         codes = "".join(c for c, _ in self.items)
         args = [e for _, e in self.items if e is not None]
-        if tail is None and codes == "B" and len(args) == 1:
+        if tail is None and codes == "B" and len(args) == 1 and args[0] not in self.safe:
             self.emit(f"out.append({args[0]})")  # range-checked like pack: ValueError
         elif tail is None:
-            name = self.gen.mod.struct("<" + codes)
-            self.emit(f"out += {name}_p({', '.join(args)})")
+            self.emit(f"out += {self._run_expr()}")
         else:
             count, code, seq = tail
             cache = self.gen.mod.cache("<" + codes, code)
@@ -545,6 +565,8 @@ class _Ser(_Emitter):
             else:
                 self.checks.append(f"({n} > {cap})")
                 self.items.append((_INT_CODE[(t.length_field_type.bit_length, False)], n))
+                if t.length_field_type.bit_length == 8:
+                    self.safe.add(n)
             self.flush()
             e = self.new("e")
             self.emit(f"for {e} in {v}:")
@@ -626,6 +648,8 @@ class _Ser(_Emitter):
             self.checks.append(f"({n} > {cap})")
             if self.gbits == 0:
                 self.items.append((_INT_CODE[(lbits, False)], n))
+                if lbits == 8:
+                    self.safe.add(n)
             else:
                 self._group_add(n, lbits)
         else:
@@ -1049,7 +1073,9 @@ class _Des(_Emitter):
             if large:
                 self.emit(f"if {count} >= {LARGE}:")
                 # zero-copy from immutable bytes; a copy from a buffer that may change
-                self.emit(f"    {v} = (_frombuffer(b, _DT_{code}, {count}, o) if b.__class__ is bytes")
+                self.emit(
+                    f"    {v} = (_frombuffer(b, _DT_{code}, {count}, o) if b.__class__ is bytes"
+                )
                 self.emit(
                     f"        else _frombuffer(bytearray(b[o:o + {count} * {size}]), _DT_{code}))"
                 )
@@ -1176,6 +1202,7 @@ class _Code:
 
 _OUT = re.compile(r"\bout\b")
 _CALL = re.compile(r"(_sd?)_(\w+)\((\w+), out\)$")
+_BITS = re.compile(r"\b(acc|pos)\b")
 
 
 def _returning(lines: list[str]) -> list[str] | None:
@@ -1215,7 +1242,7 @@ def _returning(lines: list[str]) -> list[str] | None:
                     chain = f"w{len(parts)}"
                     parts.append(chain)
                 out.append(line)
-                out.append(f"        {chain} = {block[0][len('        out += '):]}")
+                out.append(f"        {chain} = {block[0][len('        out += ') :]}")
                 unfinished = not body.startswith("else:")
             else:
                 if chain is not None:
@@ -1227,6 +1254,10 @@ def _returning(lines: list[str]) -> list[str] | None:
             if any(_OUT.search(b) for b in block):
                 return None
             out.extend([line, *block])
+        elif body.startswith("out += ") and _BITS.search(body):
+            # the bit accumulator may be reused by a later run: take its bytes now
+            out.append(f"    w{len(parts)} = {body[len('out += ') :]}")
+            parts.append(f"w{len(parts)}")
         elif body.startswith("out += "):
             parts.append(body[len("out += ") :])
         elif body.startswith("out.append(") and body.endswith(")"):
@@ -1306,7 +1337,9 @@ def _gen_unit(gen: _Gen, unit: _Unit) -> _Code:
                 lines.extend(returns)
             lines.append("")
         lines.append(f"_SV_{ident} = ({', '.join(variants)},)")
-        lines.append(f"_RV_{ident} = ({', '.join(f'_rv{k}_{ident}' for k in range(len(variants)))},)")
+        lines.append(
+            f"_RV_{ident} = ({', '.join(f'_rv{k}_{ident}' for k in range(len(variants)))},)"
+        )
         lines.append("")
         lines.append(f"def _s_{ident}(self, out):")
         lines.append(f"    _SV_{ident}[self._tag](self._value, out)")
@@ -1327,7 +1360,7 @@ def _gen_unit(gen: _Gen, unit: _Unit) -> _Code:
         last = ser.lines[-1].lstrip() if ser.lines else ""
         single = (
             ser.steps == 1
-            and last.startswith(("out += _S", "out.append("))
+            and last.startswith(("out += _S", "out += b'", "out += _B1[", "out.append("))
             and _min_bytes(t) == maxb  # a fixed layout
         )
         returning = _returning(ser.lines)
@@ -1573,8 +1606,9 @@ def _gen_unit(gen: _Gen, unit: _Unit) -> _Code:
         cls.append(f"            return _serialize_slow({ident}, self)")
     cls.append("")
     # deserialize
-    cls.append("    @classmethod")
-    cls.append("    def deserialize(cls, data):")
+    # a staticmethod: nothing to bind on each call (the class is known here)
+    cls.append("    @staticmethod")
+    cls.append("    def deserialize(data):")
     cls.append(
         '        """Decode ``data``; short input is zero-extended, extra bytes are ignored."""'
     )
@@ -1725,6 +1759,7 @@ _i2i_r = _rt.int_to_ints
 _fb = _rt.float_to_bits
 _bf = _rt.bits_to_float
 _pack_array = _rt.pack_array
+_B1 = tuple(bytes((i,)) for i in range(256))
 _np_from = _rt.numpy_from
 _i2b_np = _rt.int_to_bool_array
 _bools_bytes = _rt.bools_to_bytes
