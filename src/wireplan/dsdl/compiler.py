@@ -61,7 +61,7 @@ __all__ = [
     "source_digest",
 ]
 
-GENERATOR_VERSION = "2"
+GENERATOR_VERSION = "3"
 IMPL_MODULE = "_wireplan_impl"
 
 _RESERVED = frozenset(
@@ -169,6 +169,7 @@ class _Module:
     def __init__(self) -> None:
         self.structs: dict[str, str] = {}
         self.caches: dict[tuple[str, str], str] = {}
+        self.cache_caps: dict[str, int] = {}
         self.unpackers: set[str] = set()
 
     def struct(self, fmt: str) -> str:
@@ -178,11 +179,13 @@ class _Module:
             self.structs[fmt] = name
         return name
 
-    def cache(self, head: str, code: str) -> str:
+    def cache(self, head: str, code: str, cap: int) -> str:
+        """The name of the per-count ``pack`` of ``head`` then up to ``cap`` elements ``code``."""
         name = self.caches.get((head, code))
         if name is None:
             name = f"_C{len(self.caches)}"
             self.caches[(head, code)] = name
+        self.cache_caps[name] = max(cap, self.cache_caps.get(name, 0))
         return name
 
     def header(self) -> list[str]:
@@ -192,15 +195,25 @@ class _Module:
             out.append(f"{name} = _Struct({fmt!r})")
             out.append(f"{name}_p = {name}.pack")
             out.append(f"{name}_u = {name}.unpack_from")
+        # tuples where the counts are few (indexing a tuple is cheaper than a
+        # dict with __missing__), a growing cache for large capacities
+        for (head, code), name in self.caches.items():
+            cap = self.cache_caps[name]
+            if cap <= TABLE_CAP:
+                out.append(f"{name} = _rt.pack_table({head!r}, {code!r}, {cap + 1})")
+            else:
+                out.append(f"{name} = _rt.PackCache({head!r}, {code!r})")
         out += [
-            f"{name} = _rt.PackCache({head!r}, {code!r})"
-            for (head, code), name in self.caches.items()
+            f"_UC_{code} = _rt.unpack_table({code!r}, {LARGE})" for code in sorted(self.unpackers)
         ]
-        out += [f"_UC_{code} = _rt.UnpackCache({code!r})" for code in sorted(self.unpackers)]
         return out
 
     def unpacker(self, code: str) -> str:
-        """The name of the per-count ``unpack_from`` cache of elements ``code``."""
+        """The name of the per-count ``unpack_from`` table of fewer than ``LARGE`` elements ``code``.
+
+        Only arrays of fewer than ``LARGE`` elements are unpacked through it
+        (larger ones become numpy arrays), so a tuple of ``LARGE`` holds them all.
+        """
         self.unpackers.add(code)
         return f"_UC_{code}"
 
@@ -265,6 +278,7 @@ def _plain_fixed(t: Any) -> bool:
 
 SMALL_BOOLS = 16  # fixed bool arrays up to this size are packed with inline code
 LARGE = 64  # arrays of numbers or bools with at least this many elements are numpy arrays
+TABLE_CAP = 256  # per-count pack tables up to this capacity are tuples
 
 
 def _is_large(t: Any) -> bool:
@@ -432,7 +446,7 @@ class _Ser(_Emitter):
             self.emit(f"out += {self._run_expr()}")
         else:
             count, code, seq = tail
-            cache = self.gen.mod.cache("<" + codes, code)
+            cache = self.gen.mod.cache("<" + codes, code, LARGE - 1)  # small arrays only
             self.emit(f"out += {cache}[{count}]({', '.join([*args, '*' + seq])})")
         self.items = []
         self.steps += 1
@@ -669,7 +683,7 @@ class _Ser(_Emitter):
                 # a list goes out with the run in one pack; a numpy array as one tobytes()
                 codes = "".join(c for c, _ in self.items)
                 args = [e for _, e in self.items if e is not None]
-                cache = self.gen.mod.cache("<" + codes, code)
+                cache = self.gen.mod.cache("<" + codes, code, cap)
                 head = self._head()
                 plus = f"{head} + " if head else ""
                 self.emit(f"if {v}.__class__ is list:")

@@ -44,7 +44,6 @@ __all__ = [
     "EncodeError",
     "PackCache",
     "StructError",
-    "UnpackCache",
     "bits_to_float",
     "bools_to_bytes",
     "bools_to_int",
@@ -62,11 +61,13 @@ __all__ = [
     "numbers_from",
     "numpy_from",
     "pack_array",
+    "pack_table",
     "pad",
     "repr_of",
     "to_builtin",
     "union_getter",
     "union_setter",
+    "unpack_table",
     "utf8",
 ]
 
@@ -242,18 +243,14 @@ class PackCache(dict[int, Callable[..., bytes]]):
         return made
 
 
-class UnpackCache(dict[int, Callable[[Any, int], tuple[Any, ...]]]):
-    """``cache[n](data, offset)``: ``n`` little-endian elements of ``code`` (a bound ``unpack_from``)."""
+def pack_table(head: str, code: str, size: int) -> tuple[Callable[..., bytes], ...]:
+    """``table[n]`` for ``n < size``: what ``PackCache(head, code)[n]`` gives, made up front."""
+    return tuple(struct.Struct(f"{head}{n}{code}").pack for n in range(size))
 
-    def __init__(self, code: str) -> None:
-        super().__init__()
-        self.code = code
 
-    def __missing__(self, count: int) -> Callable[[Any, int], tuple[Any, ...]]:
-        made = struct.Struct(f"<{count}{self.code}").unpack_from
-        if len(self) < 4096:
-            self[count] = made
-        return made
+def unpack_table(code: str, size: int) -> tuple[Callable[[Any, int], tuple[Any, ...]], ...]:
+    """``table[n]`` for ``n < size``: the bound ``unpack_from`` of ``n`` elements ``code``."""
+    return tuple(struct.Struct(f"<{n}{code}").unpack_from for n in range(size))
 
 
 def bools_to_bytes(values: Any, count: int) -> bytes:
