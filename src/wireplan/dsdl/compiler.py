@@ -364,6 +364,7 @@ class _Ser(_Emitter):
         self.group_fields: list[str] = []
         self.group_has_shift = False
         self.safe: set[str] = set()  # locals known to be in 0..255 (checked array lengths)
+        self.exact: set[str] = set()  # expressions that give bytes of exactly their run's length
 
     # -- byte mode runs
     def _group_add(self, part: str | None, bits: int) -> None:
@@ -403,6 +404,8 @@ class _Ser(_Emitter):
         self.items = []
         if all(a.isdigit() for a in args):
             return repr(struct.pack("<" + codes, *map(int, args)))
+        if len(items) == 1 and items[0][1] in self.exact:
+            return args[0]  # already the bytes, of exactly the run's length
         last_code, last = items[-1]
         if last_code == "B" and last in self.safe:
             lead = items[:-1]
@@ -617,7 +620,9 @@ class _Ser(_Emitter):
                 )
                 return
             if self.mode == "byte" and self.gbits == 0 and _byte_bools(el, cap, large):
+                # bools_to_bytes gives exactly cap // 8 bytes (or raises)
                 self.items.append((f"{cap // 8}s", f"_bools_bytes({v}, {cap})"))
+                self.exact.add(f"_bools_bytes({v}, {cap})")
                 self.note(
                     path, t, offsets, "struct", f"byte-aligned bool[{cap}]: {cap // 8} packed bytes"
                 )
@@ -1046,10 +1051,18 @@ class _Des(_Emitter):
                 self.so += cap * size
                 return v
             if self.mode == "byte" and self.gbits == 0 and _byte_bools(el, cap, large):
-                raw = self.new("r")
-                self.items.append((f"{cap // 8}s", raw, 1))
-                self.post.append(f"{v} = _bytes_bools({raw})")
+                # unpacked by numpy straight from the buffer (no bytes object)
+                self.flush()
+                self.emit(
+                    f"{v} = _unpackbits(_frombuffer(b, _U8, {cap // 8}, o + {self.so}), "
+                    "None, None, 'little').view(_BOOL)"
+                    if self.so
+                    else f"{v} = _unpackbits(_frombuffer(b, _U8, {cap // 8}, o), "
+                    "None, None, 'little').view(_BOOL)"
+                )
                 self.so += cap // 8
+                self.run_start = self.so
+                self.steps += 1
                 return v
             width = cap * el.bit_length
             if self.mode == "byte" and isinstance(el, pydsdl.BooleanType) and cap <= SMALL_BOOLS:
@@ -1374,7 +1387,9 @@ def _gen_unit(gen: _Gen, unit: _Unit) -> _Code:
         last = ser.lines[-1].lstrip() if ser.lines else ""
         single = (
             ser.steps == 1
-            and last.startswith(("out += _S", "out += b'", "out += _B1[", "out.append("))
+            and last.startswith(
+                ("out += _S", "out += b'", "out += _B1[", "out += _bools_bytes(", "out.append(")
+            )
             and _min_bytes(t) == maxb  # a fixed layout
         )
         returning = _returning(ser.lines)
@@ -1777,7 +1792,9 @@ _B1 = tuple(bytes((i,)) for i in range(256))
 _np_from = _rt.numpy_from
 _i2b_np = _rt.int_to_bool_array
 _bools_bytes = _rt.bools_to_bytes
-_bytes_bools = _rt.bytes_to_bools
+_unpackbits = _rt.np.unpackbits
+_U8 = _rt.np.dtype(_rt.np.uint8)
+_BOOL = _rt.np.dtype(_rt.np.bool_)
 _numbers = _rt.numbers_from
 _ndarray = _rt.np.ndarray
 _frombuffer = _rt.np.frombuffer
