@@ -175,3 +175,44 @@ def test_demo_runs_without_shared_data(tmp_path: Path) -> None:
     assert "FAILED" not in text
     assert os.environ.get("WIREPLAN_CACHE_DIR") == before
     assert EXAMPLE.is_dir() and "shared" not in str(EXAMPLE)
+
+
+def test_types_of_another_root_stay_on_the_fast_path(tmp_path: Path) -> None:
+    """A type nesting a union and delimited types of another root namespace
+    (its own implementation module) calls their routines directly: the fast
+    path falls back to the slow one on any exception, so a routine missing
+    from the module's imports would only show as lost speed."""
+    src = tmp_path / "outer"
+    src.mkdir()
+    (src / "Holder.1.0.dsdl").write_text(
+        "corner.U.1.0 u\ncorner.Ext.1.0 ext\nuint8 tail\n@sealed\n"
+    )
+    (src / "Wrap.1.0.dsdl").write_text("corner.HasExt.1.0 inner\n@sealed\n")
+    out = wireplan.dsdl.compile([src, CORNER], output=tmp_path / "out")
+    sys.path.insert(0, str(out))
+    try:
+        import corner  # type: ignore[import-not-found]
+        import outer  # type: ignore[import-not-found]
+
+        taken: list[str] = []
+
+        def spy(cls: type, obj: object) -> bytes:
+            taken.append(cls.__name__)
+            raise AssertionError("slow path")
+
+        impl = sys.modules["outer._wireplan_impl"]
+        impl._serialize_slow = spy  # type: ignore[attr-defined]
+        holder = outer.Holder_1_0(
+            u=corner.U_1_0(v=corner.V_1_0(i=-3)), ext=corner.Ext_1_0(a=7, b=[1, 2]), tail=9
+        )
+        data = holder.serialize()
+        wrap = outer.Wrap_1_0(inner=corner.HasExt_1_0(many=[corner.Ext_1_0(a=1)]))
+        assert outer.Wrap_1_0.deserialize(wrap.serialize()) == wrap
+        assert not taken
+        assert outer.Holder_1_0.deserialize(data) == holder
+        # the union (tag 1, V tag 1, int3 -3), the delimited Ext (header 5), the tail
+        assert data == bytes([1, 1, 0b101, 5, 0, 0, 0, 7, 0, 2, 1, 2, 9])
+    finally:
+        sys.path.remove(str(out))
+        for name in [m for m in sys.modules if m.split(".")[0] in ("outer", "corner")]:
+            del sys.modules[name]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from types import ModuleType
 from typing import Any
 
@@ -235,3 +236,33 @@ def test_numpy_inputs(wp_public: dict[str, ModuleType], public_types: list[Any])
     )
     small = arr.Natural8_1_0.deserialize(arr.Natural8_1_0(value=[1, 2]).serialize())
     assert small.value == [1, 2]  # fewer than 64 elements: a list
+
+
+def test_valid_values_never_take_the_slow_path(
+    public_types: list[Any], wp_public: dict[str, ModuleType], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In-range values serialize on the generated fast path of every type,
+    including types that nest types of another root namespace (reg over
+    uavcan): the fast path falls back on any exception, so a missing name
+    would only show as lost speed."""
+    taken: list[str] = []
+
+    def spy(cls: Any, obj: Any) -> bytes:
+        taken.append(cls._FULL_NAME_)
+        raise AssertionError("slow path")
+
+    for pkg in wp_public.values():
+        impl = importlib.import_module(pkg.__name__ + "._wireplan_impl")
+        monkeypatch.setattr(impl, "_serialize_slow", spy)
+
+    def fast_path(t: Any, cls: Any) -> None:
+        @settings(_FAST, max_examples=2)
+        @given(values(t, in_range=True, max_var=4))
+        def check(v: Any) -> None:
+            assert cls.from_builtin(v).serialize() == pydsdl.serialize(t, v)
+
+        check()
+
+    for t in public_types:
+        fast_path(t, class_for(wp_public, t))
+    assert not taken, sorted(set(taken))

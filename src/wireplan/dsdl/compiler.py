@@ -295,6 +295,7 @@ class _Gen:
     def __init__(self, units: dict[tuple[str, int, int], _Unit], root: str) -> None:
         self.units = units
         self.root = root
+        self.unions = {u.ident for u in units.values() if isinstance(u.inner, pydsdl.UnionType)}
         self.mod = _Module()
         self.external: set[str] = set()
 
@@ -1140,7 +1141,22 @@ class _Des(_Emitter):
 
     def composite(self, t: Any, path: str, offsets: Any) -> str:
         self.align8()
-        if isinstance(t, (pydsdl.DelimitedType, pydsdl.UnionType)):
+        if isinstance(t, pydsdl.UnionType):
+            # a sealed union: its tag read here, then straight to the variant
+            self.pin()
+            v = self.new("c")
+            ident = self.gen.ident(t)
+            code = _INT_CODE[(t.tag_field_type.bit_length, False)]
+            self.emit("try:")
+            self.lines.extend(
+                _tag_read(self.gen, code, len(t.fields), "b", "o", "    " * (self.indent + 1))
+            )
+            self.emit(f"    {v}, o = _DV_{ident}[t](b, o, n)")
+            self.emit("except _DecodeError as exc:")
+            self.emit(f"    raise exc.under({path!r}) from None")
+            self.steps += 1
+            return v
+        if isinstance(t, pydsdl.DelimitedType):
             self.pin()
             v = self.new("c")
             self.emit("try:")
@@ -1232,7 +1248,7 @@ _CALL = re.compile(r"(_sd?)_(\w+)\((\w+), out\)$")
 _BITS = re.compile(r"\b(acc|pos)\b")
 
 
-def _returning(lines: list[str]) -> list[str] | None:
+def _returning(lines: list[str], unions: set[str]) -> list[str] | None:
     """A serializer body that appends to ``out``, rewritten to return its bytes, when it can be.
 
     Every byte-moving statement at the top level of the body becomes one
@@ -1240,8 +1256,9 @@ def _returning(lines: list[str]) -> list[str] | None:
     becomes a call to its returning twin ``_r_``/``_rd_``), and an
     ``if``/``elif``/``else`` whose branches each write one part assigns a
     local instead.  This skips the ``bytearray``, its appends and its copy
-    into ``bytes``.  Bodies with loops that write (arrays of composites)
-    keep the ``bytearray``: None.
+    into ``bytes``.  A sealed union (``unions``: their identifiers) is
+    dispatched right here, without its ``_r_`` in between.  Bodies with
+    loops that write (arrays of composites) keep the ``bytearray``: None.
     """
     out: list[str] = []
     parts: list[str] = []
@@ -1291,7 +1308,10 @@ def _returning(lines: list[str]) -> list[str] | None:
             parts.append(f"bytes(({body[len('out.append(') : -1]},))")
         elif (m := _CALL.match(body)) is not None:
             kind, ident, arg = m.groups()
-            parts.append(f"{'_rd' if kind == '_sd' else '_r'}_{ident}({arg})")
+            if kind == "_s" and ident in unions:
+                parts.append(f"_RV_{ident}[{arg}._tag]({arg}._value)")
+            else:
+                parts.append(f"{'_rd' if kind == '_sd' else '_r'}_{ident}({arg})")
         elif _OUT.search(body):
             return None
         else:
@@ -1354,7 +1374,7 @@ def _gen_unit(gen: _Gen, unit: _Unit) -> _Code:
             lines.extend(ser.lines)
             lines.append("")
             variants.append(f"_sv{k}_{ident}")
-            returns = _returning(ser.lines)
+            returns = _returning(ser.lines, gen.unions)
             lines.append(f"def _rv{k}_{ident}(v):")
             if returns is None:
                 lines.append("    out = bytearray()")
@@ -1392,7 +1412,7 @@ def _gen_unit(gen: _Gen, unit: _Unit) -> _Code:
             )
             and _min_bytes(t) == maxb  # a fixed layout
         )
-        returning = _returning(ser.lines)
+        returning = _returning(ser.lines, gen.unions)
         lines.append(f"def _r_{ident}(self):")
         if returning is None:
             lines.append("    out = bytearray()")
@@ -1508,11 +1528,14 @@ def _gen_unit(gen: _Gen, unit: _Unit) -> _Code:
             lines.append("    _U32.pack_into(out, p, len(out) - p - 4)")
             lines.append("")
             lines.append(f"def _rd_{ident}(v):")
-            lines.append(f"    r = _r_{ident}(v)")
+            if is_union:
+                lines.append(f"    r = _RV_{ident}[v._tag](v._value)")
+            else:
+                lines.append(f"    r = _r_{ident}(v)")
             lines.append("    return _U32_p(len(r)) + r")
             lines.append("")
         lines.append(f"def _dd_{ident}(b, o, n):")
-        lines.append("    size, = _U32.unpack_from(b, o)")
+        lines.append("    size, = _U32_u(b, o)")
         lines.append("    o += 4")
         lines.append("    if size and size > n - o:")
         lines.append(
@@ -1813,6 +1836,7 @@ _i2b_auto = _rt.int_to_bools_auto
 _utf8 = _rt.utf8
 _U32 = _Struct("<I")
 _U32_p = _U32.pack
+_U32_u = _U32.unpack_from
 _StructError = _rt.StructError
 _PREFIX = __name__[: -len({suffix!r})]
 
@@ -1881,10 +1905,15 @@ def generate(types: Sequence[Any]) -> tuple[dict[str, str], list[TypeLayout]]:
         for ident in sorted(gen.external):
             u = units_by_ident(units)[ident]
             imports.append(f"{ident} = _m_{u.root}.{ident}")
-            for prefix in ("_s_", "_d_", "_D_") + (
-                ("_sd_", "_dd_")
-                if not isinstance(u.t, pydsdl.StructureType | pydsdl.UnionType)
-                else ()
+            union = isinstance(u.inner, pydsdl.UnionType)
+            for prefix in (
+                ("_s_", "_r_", "_d_", "_D_")
+                + (("_RV_", "_DV_") if union else ())
+                + (
+                    ("_sd_", "_rd_", "_dd_")
+                    if not isinstance(u.t, pydsdl.StructureType | pydsdl.UnionType)
+                    else ()
+                )
             ):
                 imports.append(f"{prefix}{ident} = _m_{u.root}.{prefix}{ident}")
         text = "\n".join([head, *imports, *gen.mod.header(), "", "", *body, *tail, ""])
