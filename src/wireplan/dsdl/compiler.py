@@ -71,6 +71,9 @@ _INT_CODE = {(8, False): "B", (16, False): "H", (32, False): "I", (64, False): "
 _INT_CODE.update({(8, True): "b", (16, True): "h", (32, True): "i", (64, True): "q"})
 _FLOAT_CODE = {16: "e", 32: "f", 64: "d"}
 _GROUP_CODE = {1: "B", 2: "H", 4: "I", 8: "Q"}
+SMALL_BOOLS = 16  # fixed bool arrays up to this size are packed with inline code
+LARGE = 64  # arrays of numbers or bools with at least this many elements are numpy arrays
+TABLE_CAP = 256  # per-count pack tables up to this capacity are tuples
 
 
 class CompileError(WireplanError):
@@ -170,7 +173,7 @@ class _Module:
         self.structs: dict[str, str] = {}
         self.caches: dict[tuple[str, str], str] = {}
         self.cache_caps: dict[str, int] = {}
-        self.unpackers: set[str] = set()
+        self.unpackers: dict[str, int] = {}  # code -> largest count
 
     def struct(self, fmt: str) -> str:
         name = self.structs.get(fmt)
@@ -204,17 +207,19 @@ class _Module:
             else:
                 out.append(f"{name} = _rt.PackCache({head!r}, {code!r})")
         out += [
-            f"_UC_{code} = _rt.unpack_table({code!r}, {LARGE})" for code in sorted(self.unpackers)
+            f"_UC_{code} = _rt.unpack_table({code!r}, {self.unpackers[code] + 1})"
+            for code in sorted(self.unpackers)
         ]
         return out
 
-    def unpacker(self, code: str) -> str:
-        """The name of the per-count ``unpack_from`` table of fewer than ``LARGE`` elements ``code``.
+    def unpacker(self, code: str, cap: int = LARGE - 1) -> str:
+        """The name of the per-count ``unpack_from`` table of elements ``code``, up to ``cap``.
 
-        Only arrays of fewer than ``LARGE`` elements are unpacked through it
-        (larger ones become numpy arrays), so a tuple of ``LARGE`` holds them all.
+        Number arrays unpack through it only below ``LARGE`` elements (larger
+        ones become numpy arrays); arrays of one-integer structures up to
+        their capacity (at most ``TABLE_CAP``).
         """
-        self.unpackers.add(code)
+        self.unpackers[code] = max(cap, self.unpackers.get(code, LARGE - 1))
         return f"_UC_{code}"
 
 
@@ -276,9 +281,22 @@ def _plain_fixed(t: Any) -> bool:
     return True
 
 
-SMALL_BOOLS = 16  # fixed bool arrays up to this size are packed with inline code
-LARGE = 64  # arrays of numbers or bools with at least this many elements are numpy arrays
-TABLE_CAP = 256  # per-count pack tables up to this capacity are tuples
+def _uint_wrapper(t: Any) -> tuple[str, int, str] | None:
+    """(struct code, bits, attribute) of a sealed structure that is one unsigned integer at
+    bit 0, then only padding, in 1, 2, 4 or 8 bytes (``SubjectID``, ``ServiceID``): an
+    array of them is read with one ``unpack_from`` of the integers.  (Writing them the
+    same way, through a list of the values, is slower than the loop for short arrays.)"""
+    if not _plain_fixed(t) or not t.fields or isinstance(t.fields[0], pydsdl.PaddingField):
+        return None
+    first = t.fields[0].data_type
+    if not isinstance(first, pydsdl.UnsignedIntegerType):
+        return None
+    if any(not isinstance(f, pydsdl.PaddingField) for f in t.fields[1:]):
+        return None
+    code = _GROUP_CODE.get(t.bit_length_set.max // 8)
+    if code is None:
+        return None
+    return code, first.bit_length, _attr(t.fields[0].name)
 
 
 def _is_large(t: Any) -> bool:
@@ -419,6 +437,10 @@ class _Ser(_Emitter):
             return f"bytes(({args[0]},))"
         return f"{self.gen.mod.struct('<' + codes)}_p({', '.join(args)})"
 
+    def _known_byte(self, arg: str) -> bool:
+        """Whether ``arg`` is a constant or a local known to be in 0..255."""
+        return arg.isdigit() or arg in self.safe
+
     def _head(self) -> str | None:
         """The pending run as one ``bytes`` expression (its checks emitted first), or None."""
         self._checks_line()
@@ -435,8 +457,9 @@ class _Ser(_Emitter):
             self.emit(line)
         self.pre = []
 
-    def flush(self, tail: tuple[str, str, str] | None = None) -> None:
-        """Pack the pending run; ``tail`` = (count_var, code, seq_var) of a runtime-sized array."""
+    def flush(self, tail: tuple[str, str, str, int] | None = None) -> None:
+        """Pack the pending run; ``tail`` = (count_var, code, seq_var, capacity) of a
+        runtime-sized array."""
         assert self.mode == "byte" and self.gbits == 0
         if not self.items and tail is None:
             self._checks_line()
@@ -444,13 +467,13 @@ class _Ser(_Emitter):
         self._checks_line()
         codes = "".join(c for c, _ in self.items)
         args = [e for _, e in self.items if e is not None]
-        if tail is None and codes == "B" and len(args) == 1 and args[0] not in self.safe:
+        if tail is None and codes == "B" and len(args) == 1 and not self._known_byte(args[0]):
             self.emit(f"out.append({args[0]})")  # range-checked like pack: ValueError
         elif tail is None:
             self.emit(f"out += {self._run_expr()}")
         else:
-            count, code, seq = tail
-            cache = self.gen.mod.cache("<" + codes, code, LARGE - 1)  # small arrays only
+            count, code, seq, cap = tail
+            cache = self.gen.mod.cache("<" + codes, code, cap)
             self.emit(f"out += {cache}[{count}]({', '.join([*args, '*' + seq])})")
         self.items = []
         self.steps += 1
@@ -701,7 +724,7 @@ class _Ser(_Emitter):
                 self.steps += 2
                 self.note(path, t, offsets, "byte-copy", "byte-aligned array: one bytes copy")
             else:
-                self.flush(tail=(n, code, v))
+                self.flush(tail=(n, code, v, cap))
                 self.note(
                     path,
                     t,
@@ -1000,6 +1023,21 @@ class _Des(_Emitter):
         if _is_composite(el):
             self.align8()
             self.pin()
+            wrapped = _uint_wrapper(el) if cap <= TABLE_CAP else None
+            if wrapped is not None:
+                # one unpack of all the integers, an object around each
+                ecode, ebits, attr = wrapped
+                esize = struct.calcsize(ecode)
+                g, r = self.new("g"), self.new("r")
+                self.emit(f"{v} = []")
+                self.emit(f"for {g} in {self.gen.mod.unpacker(ecode, cap)}[{count}](b, o):")
+                self.emit(f"    {r} = _new({self.gen.ident(el)})")
+                mask = f" & {(1 << ebits) - 1}" if ebits < esize * 8 else ""
+                self.emit(f"    {r}.{attr} = {g}{mask}")
+                self.emit(f"    {v}.append({r})")
+                self.emit(f"o += {count} * {esize}" if esize > 1 else f"o += {count}")
+                self.steps += 1
+                return v
             if _plain_fixed(el):
                 # the element's code inlined in the loop (it cannot fail: no tags, no lengths)
                 self.emit(f"{v} = []")
