@@ -1555,8 +1555,12 @@ def _gen_unit(gen: _Gen, unit: _Unit) -> _Code:
             lines.append(f"    out += {header}")
             lines.append(f"    _s_{ident}(v, out)")
             lines.append("")
-            lines.append(f"def _rd_{ident}(v):")
-            lines.append(f"    return {header} + _r_{ident}(v)")
+            lines.append(f"def _rd_{ident}(self):")
+            if returning is not None:  # the body itself, no call in between
+                lines.extend(returning[:-1])
+                lines.append(f"    return {header} + {returning[-1][len('    return ') :]}")
+            else:
+                lines.append(f"    return {header} + _r_{ident}(self)")
             lines.append("")
         else:
             lines.append(f"def _sd_{ident}(v, out):")
@@ -1565,11 +1569,14 @@ def _gen_unit(gen: _Gen, unit: _Unit) -> _Code:
             lines.append(f"    _s_{ident}(v, out)")
             lines.append("    _U32.pack_into(out, p, len(out) - p - 4)")
             lines.append("")
-            lines.append(f"def _rd_{ident}(v):")
+            lines.append(f"def _rd_{ident}(self):")
             if is_union:
-                lines.append(f"    r = _RV_{ident}[v._tag](v._value)")
+                lines.append(f"    r = _RV_{ident}[self._tag](self._value)")
+            elif returning is not None:
+                lines.extend(returning[:-1])
+                lines.append(f"    r = {returning[-1][len('    return ') :]}")
             else:
-                lines.append(f"    r = _r_{ident}(v)")
+                lines.append(f"    r = _r_{ident}(self)")
             lines.append("    return _U32_p(len(r)) + r")
             lines.append("")
         lines.append(f"def _dd_{ident}(b, o, n):")
@@ -1584,20 +1591,25 @@ def _gen_unit(gen: _Gen, unit: _Unit) -> _Code:
         # it ended inside the body.  A body that ends early (to be zero-extended)
         # or any error takes the copy, which pads and reports exactly.
         lines.append("    e = o + size")
+        lines.append("    start = o")
         lines.append("    try:")
         if is_union:
             lines.extend(_tag_read(gen, tag_code, len(t_fields), "b", "o", " " * 8))
             lines.append(f"        v, p = _DV_{ident}[t](b, o, e)")
+            lines.append("        if p <= e:")
+            lines.append("            return v, e")
         else:
-            lines.append(f"        v, p = _d_{ident}(b, o, e)")
-        lines.append("        if p <= e:")
-        lines.append("            return v, e")
+            # the body inlined, bounded by the header (n is the end for nested headers)
+            lines.append("        n = e")
+            lines.extend("    " + line for line in des_lines)
+            lines.append(f"        if o + {des_so} <= e:" if des_so else "        if o <= e:")
+            lines.append(f"            return {des_r}, e")
         lines.append("    except (_DecodeError, _StructError, IndexError, ValueError):")
         lines.append("        pass")
         lines.append("    try:")
-        lines.append(f"        v = _D_{ident}(b[o:e])")
+        lines.append(f"        v = _D_{ident}(b[start:e])")
         lines.append("    except _DecodeError as exc:")
-        lines.append("        exc.offset += o")
+        lines.append("        exc.offset += start")
         lines.append("        raise exc.under('') from None")
         lines.append("    return v, e")
         lines.append("")
