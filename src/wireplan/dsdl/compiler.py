@@ -644,9 +644,14 @@ class _Ser(_Emitter):
                 )
                 return
             if self.mode == "byte" and self.gbits == 0 and _byte_bools(el, cap, large):
-                # bools_to_bytes gives exactly cap // 8 bytes (or raises)
-                self.items.append((f"{cap // 8}s", f"_bools_bytes({v}, {cap})"))
-                self.exact.add(f"_bools_bytes({v}, {cap})")
+                # exactly cap // 8 bytes (or an exception): numpy's packbits for a
+                # numpy bool array of that shape, bools_to_bytes for anything else
+                packed = (
+                    f"(_packbits({v}, None, 'little').tobytes() if {v}.__class__ is _ndarray "
+                    f"and {v}.dtype is _BOOL and {v}.shape == ({cap},) else _bools_bytes({v}, {cap}))"
+                )
+                self.items.append((f"{cap // 8}s", packed))
+                self.exact.add(packed)
                 self.note(
                     path, t, offsets, "struct", f"byte-aligned bool[{cap}]: {cap // 8} packed bytes"
                 )
@@ -1416,7 +1421,7 @@ def _gen_unit(gen: _Gen, unit: _Unit) -> _Code:
             lines.append(f"def _rv{k}_{ident}(v):")
             if returns is None:
                 lines.append("    out = bytearray()")
-                lines.append(f"    _sv{k}_{ident}(v, out)")
+                lines.extend(ser.lines)  # the body itself, not a call
                 lines.append("    return bytes(out)")
             else:
                 lines.extend(returns)
@@ -1446,7 +1451,7 @@ def _gen_unit(gen: _Gen, unit: _Unit) -> _Code:
         single = (
             ser.steps == 1
             and last.startswith(
-                ("out += _S", "out += b'", "out += _B1[", "out += _bools_bytes(", "out.append(")
+                ("out += _S", "out += b'", "out += _B1[", "out += (_packbits(", "out.append(")
             )
             and _min_bytes(t) == maxb  # a fixed layout
         )
@@ -1454,7 +1459,7 @@ def _gen_unit(gen: _Gen, unit: _Unit) -> _Code:
         lines.append(f"def _r_{ident}(self):")
         if returning is None:
             lines.append("    out = bytearray()")
-            lines.append(f"    _s_{ident}(self, out)")
+            lines.extend(ser.lines)  # the body itself, not a call
             lines.append("    return bytes(out)")
         else:
             lines.extend(returning)
@@ -1866,6 +1871,7 @@ _np_from = _rt.numpy_from
 _i2b_np = _rt.int_to_bool_array
 _bools_bytes = _rt.bools_to_bytes
 _unpackbits = _rt.np.unpackbits
+_packbits = _rt.np.packbits
 _U8 = _rt.np.dtype(_rt.np.uint8)
 _BOOL = _rt.np.dtype(_rt.np.bool_)
 _numbers = _rt.numbers_from
