@@ -439,3 +439,33 @@ def test_delimited_bodies_decoded_in_place_across_versions(
     new = ns.HasExt_1_1.deserialize(data)
     assert new.first.a == 1 and new.first.c == 0 and list(new.first.d) == []
     assert [m.a for m in new.many] == [0xFFFF] and list(new.many[0].b) == [255] * 4
+
+
+# Unsigned sub-byte fields are range-checked with one comparison against the
+# maximum only: a negative value must still leave the fast path (the packed
+# integer goes negative, which pack and to_bytes reject) and saturate to 0.
+_UINT_SITES = [
+    ("BitPacked", "id", 12),  # bit group at bit 0 (attribute id_: a builtin's name)
+    ("BitPacked", "quality", 2),  # bit group in the middle of a word
+    ("BitPacked", "battery", 6),
+    ("Misaligned", "b", 3),
+    ("BoolArrays", "after", 8),  # at a run-time bit position
+    ("BoolArrays", "tail", 4),
+]
+
+
+@pytest.mark.parametrize(("type_name", "field", "bits"), _UINT_SITES)
+@pytest.mark.parametrize("offset", [-1, -(2**70), 1, 2**70])
+def test_unsigned_fields_saturate_both_ways(
+    corner_types: list[Any], ns: ModuleType, type_name: str, field: str, bits: int, offset: int
+) -> None:
+    t = next(t for t in corner_types if full_name(t) == f"corner.{type_name}.1.0")
+    obj = getattr(ns, f"{type_name}_1_0")()
+    value = offset if offset < 0 else (1 << bits) - 1 + offset
+    attr = field + "_" if field == "id" else field
+    setattr(obj, attr, value)
+    plain = obj.to_builtin()
+    assert plain[field] == value
+    assert obj.serialize() == pydsdl.serialize(t, plain)
+    back = getattr(ns, f"{type_name}_1_0").deserialize(obj.serialize())
+    assert getattr(back, attr) == (0 if offset < 0 else (1 << bits) - 1)

@@ -450,7 +450,7 @@ class _Ser(_Emitter):
 
     def _checks_line(self) -> None:
         if self.checks:
-            self.emit(f"if {' | '.join(self.checks)}:")
+            self.emit(f"if {' or '.join(self.checks)}:")
             self.emit("    raise OverflowError")
             self.checks = []
         for line in self.pre:
@@ -563,10 +563,14 @@ class _Ser(_Emitter):
 
     @staticmethod
     def _part(kind: str, bits: int, v: str) -> tuple[str, str | None]:
+        # Comparisons, not shifts: the interpreter specializes int comparisons.  An
+        # unsigned check needs no lower bound: a negative value makes the packed
+        # integer negative, which pack / to_bytes reject (so the slow path runs).
         if kind == "u":
-            return v, f"({v} >> {bits})"
+            return v, f"{v} > {(1 << bits) - 1}"
         if kind == "i":
-            return f"({v} & {(1 << bits) - 1})", f"(({v} + {1 << (bits - 1)}) >> {bits})"
+            half = 1 << (bits - 1)
+            return f"({v} & {(1 << bits) - 1})", f"not -{half} <= {v} < {half}"
         if kind == "b":
             return v, f"({v} >> 1)"
         return f"_fb({v}, {bits})", None
