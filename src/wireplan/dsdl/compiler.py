@@ -572,7 +572,9 @@ class _Ser(_Emitter):
             half = 1 << (bits - 1)
             return f"({v} & {(1 << bits) - 1})", f"not -{half} <= {v} < {half}"
         if kind == "b":
-            return v, f"({v} >> 1)"
+            # True/False/0/1 pass; 2 raises here; -1 goes negative like an unsigned;
+            # NaN, 0.5 or a str fail in the | that packs them: all take the slow path
+            return v, f"{v} > 1"
         return f"_fb({v}, {bits})", None
 
     def _array_int(self, el: Any, v: str) -> str:
