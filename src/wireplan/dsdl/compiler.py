@@ -805,6 +805,8 @@ class _Des(_Emitter):
     ``b`` is padded with zeros up to the type's maximum size (so no read is
     out of bounds, which also implements the implicit zero extension), ``n``
     is the real length of the data, used by delimiter header checks.
+
+    Lists are built as ``[*x]``, not ``list(x)``: no global lookup and call.
     """
 
     def __init__(self, gen: _Gen, report: list[FieldLayout] | None = None) -> None:
@@ -843,7 +845,7 @@ class _Des(_Emitter):
                 i = 0
                 for t, c in targets:
                     if c > 1:
-                        self.emit(f"{t} = list({tup}[{i}:{i + c}])")
+                        self.emit(f"{t} = [*{tup}[{i}:{i + c}]]")
                     else:
                         self.emit(f"{t} = {tup}[{i}]")
                     i += c
@@ -994,8 +996,8 @@ class _Des(_Emitter):
                 fn = "_np_from" if count.isdigit() else "_numbers"
                 return [f"{target} = {fn}({data}, {code!r}, {count}, 0)"]
             if code == "B":
-                return [f"{target} = list({data})"]
-            return [f"{target} = list({self.gen.mod.unpacker(code)}[{count}]({data}, 0))"]
+                return [f"{target} = [*{data}]"]
+            return [f"{target} = [*{self.gen.mod.unpacker(code)}[{count}]({data}, 0)]"]
         kind, bits, _ = _prim_info(el)
         return [f"{target} = _i2i_r({raw}, {bits}, {count}, {kind == 'i'})"]
 
@@ -1095,7 +1097,7 @@ class _Des(_Emitter):
                         self.flush()
                         self._finish_special(el, v, path, at)
                         return v
-                    self.post.append(f"{v} = list({raw})")
+                    self.post.append(f"{v} = [*{raw}]")
                 else:
                     self.items.append((f"{cap}{code}", v, cap))
                 self.so += cap * size
@@ -1158,13 +1160,13 @@ class _Des(_Emitter):
                 )
                 self.emit("else:")
                 if code == "B":
-                    self.emit(f"    {v} = list(b[o:o + {count}])")
+                    self.emit(f"    {v} = [*b[o:o + {count}]]")
                 else:
-                    self.emit(f"    {v} = list({self.gen.mod.unpacker(code)}[{count}](b, o))")
+                    self.emit(f"    {v} = [*{self.gen.mod.unpacker(code)}[{count}](b, o)]")
             elif code == "B":
-                self.emit(f"{v} = list(b[o:o + {count}])")
+                self.emit(f"{v} = [*b[o:o + {count}]]")
             else:
-                self.emit(f"{v} = list({self.gen.mod.unpacker(code)}[{count}](b, o))")
+                self.emit(f"{v} = [*{self.gen.mod.unpacker(code)}[{count}](b, o)]")
             if special:
                 self._finish_special(el, v, path, "o")
             self.emit(f"o += {count}" if size == 1 else f"o += {count} * {size}")
