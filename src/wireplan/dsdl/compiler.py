@@ -726,10 +726,11 @@ class _Ser(_Emitter):
                 cache = self.gen.mod.cache("<" + codes, code, cap)
                 head = self._head()
                 plus = f"{head} + " if head else ""
-                self.emit(f"if {v}.__class__ is list:")
-                self.emit(f"    out += {cache}[{n}]({', '.join([*args, '*' + v])})")
-                self.emit(f"elif {v}.__class__ is _ndarray and {v}.dtype is _DT_{code}:")
+                # numpy first: what a large array decodes to
+                self.emit(f"if {v}.__class__ is _ndarray and {v}.dtype is _DT_{code}:")
                 self.emit(f"    out += {plus}{v}.tobytes()")
+                self.emit(f"elif {v}.__class__ is list:")
+                self.emit(f"    out += {cache}[{n}]({', '.join([*args, '*' + v])})")
                 self.emit("else:")
                 self.emit(f"    out += {plus}_pack_array({code!r}, {v})")
                 self.steps += 2
@@ -1297,6 +1298,8 @@ class _Code:
 _OUT = re.compile(r"\bout\b")
 _CALL = re.compile(r"(_sd?)_(\w+)\((\w+), out\)$")
 _BITS = re.compile(r"\b(acc|pos)\b")
+_ONE_READ = re.compile(r"    (.+) = (_S\d+_u)\(b, o\)$")  # a body's first line: one unpack
+_USES_BUF = re.compile(r"\b[bno]\b")
 
 
 def _returning(lines: list[str], unions: set[str]) -> list[str] | None:
@@ -1730,14 +1733,26 @@ def _gen_unit(gen: _Gen, unit: _Unit) -> _Code:
     if minb != maxb:
         cls.extend("    " + line for line in top_body)
     elif not is_union:
-        cls.append("        n = len(data)")
-        if maxb:
-            cls.append(f"        if n < {maxb}:")
-            cls.append(f"            data = _pad(data, {maxb})")
-        cls.append("        b = data")
-        cls.append("        o = 0")
-        for line in des_lines:
-            cls.append("    " + line)
+        first = _ONE_READ.match(des_lines[0]) if des_lines else None
+        rest = des_lines[1:]
+        if maxb and first is not None and not any(_USES_BUF.search(x) for x in rest):
+            # one unpack reads everything: try it on the data as it is, pad
+            # only when it is too short (no len() on the way)
+            targets, name = first.groups()
+            cls.append("        try:")
+            cls.append(f"            {targets} = {name}(data, 0)")
+            cls.append("        except _StructError:")
+            cls.append(f"            {targets} = {name}(_pad(data, {maxb}), 0)")
+            cls.extend("    " + line for line in rest)
+        else:
+            cls.append("        n = len(data)")
+            if maxb:
+                cls.append(f"        if n < {maxb}:")
+                cls.append(f"            data = _pad(data, {maxb})")
+            cls.append("        b = data")
+            cls.append("        o = 0")
+            for line in des_lines:
+                cls.append("    " + line)
         cls.append(f"        return {des_r}")
     else:
         cls.append("        n = len(data)")
