@@ -47,7 +47,6 @@ __all__ = [
     "bits_to_float",
     "bools_to_bytes",
     "bools_to_int",
-    "bytes_to_bools",
     "default_of",
     "eq",
     "float_to_bits",
@@ -73,9 +72,7 @@ __all__ = [
 
 StructError = struct.error
 _BOOL = np.dtype(np.bool_)
-_U8 = np.dtype(np.uint8)
 _packbits = np.packbits
-_unpackbits = np.unpackbits
 _frombuffer = np.frombuffer
 Kind = tuple[Any, ...]  # see the module docstring; arrays carry a 4th item: numpy or list
 
@@ -266,11 +263,6 @@ def bools_to_bytes(values: Any, count: int) -> bytes:
     if len(values) != count:
         raise OverflowError
     return bools_to_int(values).to_bytes(count >> 3, "little")
-
-
-def bytes_to_bools(raw: bytes) -> Any:
-    """The inverse of :func:`bools_to_bytes`: a writable numpy bool array of ``8 * len(raw)``."""
-    return _unpackbits(_frombuffer(raw, _U8), None, None, "little").view(_BOOL)
 
 
 def utf8(data: Any, offset: int, path: str) -> str:
