@@ -1380,6 +1380,22 @@ def _returning(lines: list[str], unions: set[str]) -> list[str] | None:
     return [*out, f"    return b''.join(({', '.join(parts)},))"]
 
 
+def _routine_pair(
+    append: str, returning: str, param: str, body: list[str], gen: _Gen
+) -> tuple[list[str], list[str] | None]:
+    """The lines of ``append(param, out)`` (the serializer ``body``) and of its returning twin
+    ``returning(param)``, and the returning body (None when it keeps a ``bytearray``)."""
+    returns = _returning(body, gen.unions)
+    lines = [f"def {append}({param}, out):", *(body or ["    pass"]), ""]
+    lines.append(f"def {returning}({param}):")
+    if returns is None:
+        lines += ["    out = bytearray()", *body, "    return bytes(out)"]  # the body, no call
+    else:
+        lines += returns
+    lines.append("")
+    return lines, returns
+
+
 def _tag_read(gen: _Gen, code: str, fields: int, buf: str, at: str, indent: str) -> list[str]:
     """Lines reading a union's tag into ``t`` from ``buf`` at ``at``, rejecting a bad one."""
     read = (
@@ -1424,19 +1440,9 @@ def _gen_unit(gen: _Gen, unit: _Unit) -> _Code:
             ser.align8()
             ser.flush()
             steps = max(steps, ser.steps)
-            lines.append(f"def _sv{k}_{ident}(v, out):")
-            lines.extend(ser.lines)
-            lines.append("")
+            pair, _ = _routine_pair(f"_sv{k}_{ident}", f"_rv{k}_{ident}", "v", ser.lines, gen)
+            lines.extend(pair)
             variants.append(f"_sv{k}_{ident}")
-            returns = _returning(ser.lines, gen.unions)
-            lines.append(f"def _rv{k}_{ident}(v):")
-            if returns is None:
-                lines.append("    out = bytearray()")
-                lines.extend(ser.lines)  # the body itself, not a call
-                lines.append("    return bytes(out)")
-            else:
-                lines.extend(returns)
-            lines.append("")
         lines.append(f"_SV_{ident} = ({', '.join(variants)},)")
         lines.append(
             f"_RV_{ident} = ({', '.join(f'_rv{k}_{ident}' for k in range(len(variants)))},)"
@@ -1455,9 +1461,8 @@ def _gen_unit(gen: _Gen, unit: _Unit) -> _Code:
         ser.structure(t, "self", "", base0)
         ser.align8()
         ser.flush()
-        lines.append(f"def _s_{ident}(self, out):")
-        lines.extend(ser.lines or ["    pass"])
-        lines.append("")
+        pair, returning = _routine_pair(f"_s_{ident}", f"_r_{ident}", "self", ser.lines, gen)
+        lines.extend(pair)
         last = ser.lines[-1].lstrip() if ser.lines else ""
         single = (
             ser.steps == 1
@@ -1466,15 +1471,6 @@ def _gen_unit(gen: _Gen, unit: _Unit) -> _Code:
             )
             and _min_bytes(t) == maxb  # a fixed layout
         )
-        returning = _returning(ser.lines, gen.unions)
-        lines.append(f"def _r_{ident}(self):")
-        if returning is None:
-            lines.append("    out = bytearray()")
-            lines.extend(ser.lines)  # the body itself, not a call
-            lines.append("    return bytes(out)")
-        else:
-            lines.extend(returning)
-        lines.append("")
         if not ser.steps:
             single = True
         bits = any(f.strategy in ("bit-group",) for f in report)
