@@ -369,6 +369,15 @@ def _fields_with_offsets(t: Any, base: Any) -> list[tuple[Any, Any]]:
 # ---------------------------------------------------------------- serialization
 
 
+def _literal(items: list[tuple[str, str | None]]) -> str | None:
+    """A run of (struct code, argument) items as a ``bytes`` literal, if every argument is a
+    constant (a union tag, padding); else None."""
+    args = [e for _, e in items if e is not None]
+    if not all(a.isdigit() for a in args):
+        return None
+    return repr(struct.pack("<" + "".join(c for c, _ in items), *map(int, args)))
+
+
 class _Ser(_Emitter):
     """Emits ``def f(self, out)`` appending a value's bytes to the bytearray ``out``."""
 
@@ -421,18 +430,16 @@ class _Ser(_Emitter):
         args = [e for _, e in self.items if e is not None]
         items = self.items
         self.items = []
-        if all(a.isdigit() for a in args):
-            return repr(struct.pack("<" + codes, *map(int, args)))
+        whole = _literal(items)
+        if whole is not None:
+            return whole
         if len(items) == 1 and items[0][1] in self.exact:
             return args[0]  # already the bytes, of exactly the run's length
         last_code, last = items[-1]
         if last_code == "B" and last in self.safe:
-            lead = items[:-1]
-            lead_codes = "".join(c for c, _ in lead)
-            lead_args = [e for _, e in lead if e is not None]
-            if all(a.isdigit() for a in lead_args):
-                literal = repr(struct.pack("<" + lead_codes, *map(int, lead_args)))
-                return f"{literal} + _B1[{last}]" if lead else f"_B1[{last}]"
+            lead = _literal(items[:-1]) if len(items) > 1 else ""
+            if lead is not None:
+                return f"{lead} + _B1[{last}]" if lead else f"_B1[{last}]"
         if codes == "B" and len(args) == 1:
             return f"bytes(({args[0]},))"
         return f"{self.gen.mod.struct('<' + codes)}_p({', '.join(args)})"
@@ -1106,11 +1113,9 @@ class _Des(_Emitter):
             if self.mode == "byte" and self.gbits == 0 and _byte_bools(el, cap, large):
                 # unpacked by numpy straight from the buffer (no bytes object)
                 self.flush()
+                at = f"o + {self.so}" if self.so else "o"
                 self.emit(
-                    f"{v} = _unpackbits(_frombuffer(b, _U8, {cap // 8}, o + {self.so}), "
-                    "None, None, 'little').view(_BOOL)"
-                    if self.so
-                    else f"{v} = _unpackbits(_frombuffer(b, _U8, {cap // 8}, o), "
+                    f"{v} = _unpackbits(_frombuffer(b, _U8, {cap // 8}, {at}), "
                     "None, None, 'little').view(_BOOL)"
                 )
                 self.so += cap // 8
@@ -1560,37 +1565,35 @@ def _gen_unit(gen: _Gen, unit: _Unit) -> _Code:
         lines.extend(top_body)
     lines.append("")
     if not sealed:
+        # the body's bytes as one expression (after its binding lines), with no
+        # call in between where the returning body or the union dispatch allows
+        body_pre: list[str] = []
+        if is_union:
+            body_expr = f"_RV_{ident}[self._tag](self._value)"
+        elif returning is not None:
+            body_pre, body_expr = returning[:-1], returning[-1][len("    return ") :]
+        else:
+            body_expr = f"_r_{ident}(self)"
+        lines.append(f"def _sd_{ident}(v, out):")
         if minb == maxb:
-            # a fixed size: the header is a constant
-            header = repr(maxb.to_bytes(4, "little"))
-            lines.append(f"def _sd_{ident}(v, out):")
+            header = repr(maxb.to_bytes(4, "little"))  # a fixed size: a constant header
             lines.append(f"    out += {header}")
             lines.append(f"    _s_{ident}(v, out)")
             lines.append("")
-            lines.append(f"def _rd_{ident}(self):")
-            if returning is not None:  # the body itself, no call in between
-                lines.extend(returning[:-1])
-                lines.append(f"    return {header} + {returning[-1][len('    return ') :]}")
-            else:
-                lines.append(f"    return {header} + _r_{ident}(self)")
-            lines.append("")
+            lines += [
+                f"def _rd_{ident}(self):",
+                *body_pre,
+                f"    return {header} + {body_expr}",
+                "",
+            ]
         else:
-            lines.append(f"def _sd_{ident}(v, out):")
             lines.append("    p = len(out)")
             lines.append("    out += b'\\x00\\x00\\x00\\x00'")
             lines.append(f"    _s_{ident}(v, out)")
             lines.append("    _U32.pack_into(out, p, len(out) - p - 4)")
             lines.append("")
-            lines.append(f"def _rd_{ident}(self):")
-            if is_union:
-                lines.append(f"    r = _RV_{ident}[self._tag](self._value)")
-            elif returning is not None:
-                lines.extend(returning[:-1])
-                lines.append(f"    r = {returning[-1][len('    return ') :]}")
-            else:
-                lines.append(f"    r = _r_{ident}(self)")
-            lines.append("    return _U32_p(len(r)) + r")
-            lines.append("")
+            lines += [f"def _rd_{ident}(self):", *body_pre, f"    r = {body_expr}"]
+            lines += ["    return _U32_p(len(r)) + r", ""]
         lines.append(f"def _dd_{ident}(b, o, n):")
         lines.append("    size, = _U32_u(b, o)")
         lines.append("    o += 4")
