@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import copy
+import inspect
 import io
 import os
+import pickle
 import subprocess
 import sys
 from pathlib import Path
@@ -149,6 +152,34 @@ def test_object_api(wp_corner: dict[str, ModuleType]) -> None:
         a.not_a_field = 1  # __slots__
     big = ns.OddArrays_1_0()
     assert big.big.dtype == bool and len(big.big) == 100  # large bool arrays are numpy arrays
+
+
+def test_constructor_reads_like_an_init(wp_corner: dict[str, ModuleType]) -> None:
+    """The keyword constructor is a metaclass ``__call__`` (so that decoders can
+    allocate through ``type.__call__``, which needs a class without ``__init__``),
+    but it shows and fails like the ``__init__`` it replaces."""
+    ns = wp_corner["corner"]
+    assert "__init__" not in vars(ns.Inner_1_0)  # else decoding would run it
+    assert str(inspect.signature(ns.Inner_1_0)) == "(*, x=0, y=False, z=0)"
+    with pytest.raises(TypeError, match=r"^Inner_1_0\(\) got an unexpected keyword argument 'w'"):
+        ns.Inner_1_0(w=1)
+    with pytest.raises(TypeError, match=r"^Inner_1_0\(\) takes 1 positional argument"):
+        ns.Inner_1_0(5)  # type: ignore[misc]
+    assert type(ns.Inner_1_0).__name__ == "Inner_1_0_type"
+    a = ns.Inner_1_0(x=5, y=True, z=-3)
+    decoded = ns.Inner_1_0.deserialize(a.serialize())
+    assert type(decoded) is ns.Inner_1_0 and decoded == a
+    assert copy.deepcopy(a) == a and pickle.loads(pickle.dumps(a)) == a
+
+    class Mine(ns.Inner_1_0):  # type: ignore[name-defined,misc]
+        __slots__ = ()
+
+    mine = Mine(x=2)
+    assert type(mine) is Mine and mine.serialize() == ns.Inner_1_0(x=2).serialize()
+    u = ns.U_1_0(v=ns.V_1_0(i=-3))  # a union: exactly one field
+    assert ns.U_1_0.deserialize(u.serialize()) == u
+    with pytest.raises(wireplan.EncodeError, match="exactly one field"):
+        ns.U_1_0(v=ns.V_1_0(i=1), inner=ns.Inner_1_0())
 
 
 def test_cli_layout_and_compile(tmp_path: Path) -> None:
