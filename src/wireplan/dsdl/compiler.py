@@ -1161,9 +1161,7 @@ class _Des(_Emitter):
                 self.emit(
                     f"    {v} = (_frombuffer(b, _DT_{code}, {count}, o) if b.__class__ is bytes"
                 )
-                self.emit(
-                    f"        else _frombuffer(bytearray(b[o:o + {count} * {size}]), _DT_{code}))"
-                )
+                self.emit(f"        else _frombuffer(b, _DT_{code}, {count}, o).copy())")
                 self.emit("else:")
                 if code == "B":
                     self.emit(f"    {v} = [*b[o:o + {count}]]")
@@ -1305,6 +1303,9 @@ _CALL = re.compile(r"(_sd?)_(\w+)\((\w+), out\)$")
 _BITS = re.compile(r"\b(acc|pos)\b")
 _ONE_READ = re.compile(r"    (.+) = (_S\d+_u)\(b, o\)$")  # a body's first line: one unpack
 _USES_BUF = re.compile(r"\b[bno]\b")
+# what a body may do without raising when the data ends early: a slice of the
+# buffer (truncated silently), the length n, a nested routine (it may slice)
+_QUIET_READ = re.compile(r"\bb\[[^\]]*:|\bn\b|\b_dd?_\w+\(|\b_DV_")
 
 
 def _returning(lines: list[str], unions: set[str]) -> list[str] | None:
@@ -1742,7 +1743,24 @@ def _gen_unit(gen: _Gen, unit: _Unit) -> _Code:
     cls.append(
         '        """Decode ``data``; short input is zero-extended, extra bytes are ignored."""'
     )
-    if minb != maxb:
+    if minb != maxb and not is_union and not any(_QUIET_READ.search(x) for x in des_lines):
+        # Every read raises past the end of the data (struct, indexing, frombuffer
+        # with a count) and bytes it skips are padding: the body runs on the data
+        # as it is, with no length checks, and short data takes the padded path.
+        cls.append("        b = data")
+        cls.append("        try:")
+        cls.append("            o = 0")
+        body = des_lines[:-1] if re.match(r"    o \+= ", des_lines[-1]) else des_lines
+        cls.extend("        " + line for line in body)  # (the last offset update unused)
+        cls.append(f"            return {des_r}")
+        cls += [
+            "        except _DecodeError:",
+            "            raise",
+            "        except (_StructError, IndexError, ValueError):",
+            "            pass",
+            f"        return _d_{ident}(_pad(data, {maxb}), 0, len(data))[0]",
+        ]
+    elif minb != maxb:
         cls.extend("    " + line for line in top_body)
     elif not is_union:
         first = _ONE_READ.match(des_lines[0]) if des_lines else None
