@@ -1163,12 +1163,11 @@ class _Des(_Emitter):
                 )
                 self.emit(f"        else _frombuffer(b, _DT_{code}, {count}, o).copy())")
                 self.emit("else:")
-                if code == "B":
-                    self.emit(f"    {v} = [*b[o:o + {count}]]")
-                else:
-                    self.emit(f"    {v} = [*{self.gen.mod.unpacker(code)}[{count}](b, o)]")
-            elif code == "B":
-                self.emit(f"{v} = [*b[o:o + {count}]]")
+                # bytes too go through the unpack table: faster than a slice, and a
+                # short buffer raises instead of being cut (see _QUIET_READ)
+                self.emit(f"    {v} = [*{self.gen.mod.unpacker(code)}[{count}](b, o)]")
+            elif code == "B" and t.capacity >= LARGE:
+                self.emit(f"{v} = [*b[o:o + {count}]]")  # utf8 / byte text: no table that long
             else:
                 self.emit(f"{v} = [*{self.gen.mod.unpacker(code)}[{count}](b, o)]")
             if special:
