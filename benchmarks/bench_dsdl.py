@@ -48,12 +48,11 @@ REG = (PUBLIC / "reg").resolve()
 DEMO = (REPO / "src" / "wireplan" / "dsdl" / "example" / "demo").resolve()
 
 
-def rates(fns: list[Callable[[], Any]], repeat: int, budget: float) -> list[float]:
-    """Median objects/s of each of ``fns``, measured in interleaved rounds.
+def rates(fns: list[Callable[[], Any]], repeat: int, budget: float) -> list[list[float]]:
+    """Objects/s of each of ``fns`` in each of ``repeat`` interleaved rounds.
 
-    Each round times every function once (about ``budget`` seconds each), so
-    a change of the machine's load hits all of them alike; the medians over
-    ``repeat`` rounds are returned.
+    Each round times every function once (about ``budget`` seconds each), one
+    after the other, so a change of the machine's load hits neighbours alike.
     """
     timers = []
     for fn in fns:
@@ -64,8 +63,18 @@ def rates(fns: list[Callable[[], Any]], repeat: int, budget: float) -> list[floa
     rounds: list[list[float]] = [[] for _ in fns]
     for _ in range(repeat):
         for i, (timer, number) in enumerate(timers):
-            rounds[i].append(timer.timeit(number) / number)
-    return [1.0 / statistics.median(times) for times in rounds]
+            rounds[i].append(number / timer.timeit(number))
+    return rounds
+
+
+def paired(mine: list[float], theirs: list[float]) -> float:
+    """The median over rounds of one round's ratio ``mine / theirs``.
+
+    The two were timed back to back in each round, so the ratio of a round
+    is barely touched by the load changes between rounds that move the
+    rates themselves by 10-30% on a shared machine.
+    """
+    return statistics.median(m / t for m, t in zip(mine, theirs, strict=True))
 
 
 def build_cases(mine: dict[str, Any], theirs: dict[str, Any]) -> list[dict[str, Any]]:
@@ -257,7 +266,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="fewer, shorter repeats")
     args = parser.parse_args()
-    repeat, budget = (3, 0.05) if args.quick else (9, 0.1)
+    repeat, budget = (3, 0.05) if args.quick else (15, 0.06)
 
     with tempfile.TemporaryDirectory(prefix="bench-dsdl-") as tmp:
         os.environ.setdefault("WIREPLAN_CACHE_DIR", str(Path(tmp) / "cache"))
@@ -311,12 +320,36 @@ def main() -> None:
             if case["hand"] is not None:
                 fns += list(case["hand"])
             measured = rates(fns, repeat, budget)
-            ws, ps, wd, pd = measured[:4]
+            ws, ps, wd, pd = (statistics.median(r) for r in measured[:4])
             hs = hd = ho = None
+            vs_hand = None
             if case["hand"] is not None:
-                hs, hd, ho = measured[4:]
-            ratios += [ws / ps, wd / pd]
-            rows.append((case["name"], len(data), wcls._STRATEGY_, ws, ps, wd, pd, hs, hd, ho))
+                hs, hd, ho = (statistics.median(r) for r in measured[4:])
+                # wireplan's time over the hand-written one's
+                vs_hand = (
+                    paired(measured[4], measured[0]),
+                    paired(measured[5], measured[2]),
+                    paired(measured[6], measured[2]),
+                )
+            rs, rd = paired(measured[0], measured[1]), paired(measured[2], measured[3])
+            ratios += [rs, rd]
+            rows.append(
+                (
+                    case["name"],
+                    len(data),
+                    wcls._STRATEGY_,
+                    ws,
+                    ps,
+                    rs,
+                    wd,
+                    pd,
+                    rd,
+                    hs,
+                    hd,
+                    ho,
+                    vs_hand,
+                )
+            )
 
     def k(x: float) -> str:
         return f"{x / 1000:,.0f}k" if x < 1e6 else f"{x / 1e6:.2f}M"
@@ -325,21 +358,22 @@ def main() -> None:
     print(
         f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
         f"wireplan {wireplan.__version__}, pycyphal {pycyphal.__version__}, pydsdl {pydsdl.__version__}; "
-        f"medians of {repeat} interleaved rounds.\n"
+        f"objects/s: medians of {repeat} interleaved rounds; x: the median of the rounds' "
+        "ratios (the two timed back to back).\n"
     )
     print(
         "| type | bytes | strategy | ser wireplan | ser pycyphal | ser x | de wireplan | de pycyphal | de x "
         "| hand struct: ser / de tuple / de objects | wireplan time / hand: ser / de tuple / de objects |"
     )
     print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for name, size, strategy, ws, ps, wd, pd, hs, hd, ho in rows:
+    for name, size, strategy, ws, ps, rs, wd, pd, rd, hs, hd, ho, vs_hand in rows:
         hand = vs = "-"
-        if hs is not None and hd is not None and ho is not None:
+        if hs is not None and hd is not None and ho is not None and vs_hand is not None:
             hand = f"{k(hs)} / {k(hd)} / {k(ho)}"
-            vs = f"{hs / ws:.2f} / {hd / wd:.2f} / {ho / wd:.2f}"
+            vs = " / ".join(f"{x:.2f}" for x in vs_hand)
         print(
-            f"| `{name}` | {size} | {strategy} | {k(ws)} | {k(ps)} | **{ws / ps:.0f}x** | {k(wd)} | {k(pd)} "
-            f"| **{wd / pd:.0f}x** | {hand} | {vs} |"
+            f"| `{name}` | {size} | {strategy} | {k(ws)} | {k(ps)} | **{rs:.0f}x** | {k(wd)} | {k(pd)} "
+            f"| **{rd:.0f}x** | {hand} | {vs} |"
         )
     geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
     print(
