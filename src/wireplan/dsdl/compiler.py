@@ -1385,6 +1385,37 @@ def _returning(lines: list[str], unions: set[str]) -> list[str] | None:
     return [*out, f"    return b''.join(({', '.join(parts)},))"]
 
 
+_OUT_ADD = re.compile(r"^(\s*)out \+= (.+)$")
+_OUT_APPEND = re.compile(r"^(\s*)out\.append\((.+)\)$")
+_OUT_CALL = re.compile(r"^(\s*)(_sd?)_(\w+)\((\w+), out\)$")
+
+
+def _listed(lines: list[str], unions: set[str]) -> list[str] | None:
+    """A serializer body that appends to the ``bytearray`` ``out`` (one with loops,
+    which :func:`_returning` leaves alone), rewritten to gather its parts in a list
+    for one ``b''.join``: list appends cost less than ``bytearray +=`` and the
+    final ``bytes()`` copy (1.4x for a four-element ``SubjectID`` list).  None
+    when ``out`` is used otherwise."""
+    body = ["    out = []"]
+    for line in lines:
+        if (m := _OUT_ADD.match(line)) is not None:
+            body.append(f"{m[1]}out.append({m[2]})")
+        elif (m := _OUT_APPEND.match(line)) is not None:
+            body.append(f"{m[1]}out.append(bytes(({m[2]},)))")  # one byte, range-checked
+        elif (m := _OUT_CALL.match(line)) is not None:
+            indent, kind, ident, arg = m.groups()
+            if kind == "_s" and ident in unions:
+                part = f"_RV_{ident}[{arg}._tag]({arg}._value)"
+            else:
+                part = f"{'_rd' if kind == '_sd' else '_r'}_{ident}({arg})"
+            body.append(f"{indent}out.append({part})")
+        elif _OUT.search(line):
+            return None
+        else:
+            body.append(line)
+    return [*body, "    return b''.join(out)"]
+
+
 def _routine_pair(
     append: str, returning: str, param: str, body: list[str], gen: _Gen
 ) -> tuple[list[str], list[str] | None]:
@@ -1393,7 +1424,10 @@ def _routine_pair(
     returns = _returning(body, gen.unions)
     lines = [f"def {append}({param}, out):", *(body or ["    pass"]), ""]
     lines.append(f"def {returning}({param}):")
-    if returns is None:
+    listed = _listed(body, gen.unions) if returns is None else None
+    if listed is not None:
+        lines += listed
+    elif returns is None:
         lines += ["    out = bytearray()", *body, "    return bytes(out)"]  # the body, no call
     else:
         lines += returns
@@ -1721,6 +1755,12 @@ def _gen_unit(gen: _Gen, unit: _Unit) -> _Code:
         cls.append(f"            return _serialize_slow({ident}, self)")
     elif not is_union and single:
         cls.append("        return b''")
+    elif not is_union and (listed := _listed(single_lines, gen.unions)) is not None:
+        cls.append("        try:")
+        for line in listed:
+            cls.append("        " + line)
+        cls.append("        except Exception:")
+        cls.append(f"            return _serialize_slow({ident}, self)")
     elif not is_union:
         cls.append("        out = bytearray()")
         cls.append("        try:")
