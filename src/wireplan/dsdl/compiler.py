@@ -1307,6 +1307,14 @@ _USES_BUF = re.compile(r"\b[bno]\b")
 _QUIET_READ = re.compile(r"\bb\[[^\]]*:|\bn\b|\b_dd?_\w+\(|\b_DV_")
 
 
+def _returned(kind: str, ident: str, arg: str, unions: set[str]) -> str:
+    """The bytes of the appending call ``{kind}_{ident}({arg}, out)`` as an expression: its
+    returning twin, or for a sealed union the variant's routine, dispatched right here."""
+    if kind == "_s" and ident in unions:
+        return f"_RV_{ident}[{arg}._tag]({arg}._value)"
+    return f"{'_rd' if kind == '_sd' else '_r'}_{ident}({arg})"
+
+
 def _returning(lines: list[str], unions: set[str]) -> list[str] | None:
     """A serializer body that appends to ``out``, rewritten to return its bytes, when it can be.
 
@@ -1366,11 +1374,7 @@ def _returning(lines: list[str], unions: set[str]) -> list[str] | None:
         elif body.startswith("out.append(") and body.endswith(")"):
             parts.append(f"bytes(({body[len('out.append(') : -1]},))")
         elif (m := _CALL.match(body)) is not None:
-            kind, ident, arg = m.groups()
-            if kind == "_s" and ident in unions:
-                parts.append(f"_RV_{ident}[{arg}._tag]({arg}._value)")
-            else:
-                parts.append(f"{'_rd' if kind == '_sd' else '_r'}_{ident}({arg})")
+            parts.append(_returned(m[1], m[2], m[3], unions))
         elif _OUT.search(body):
             return None
         else:
@@ -1403,12 +1407,7 @@ def _listed(lines: list[str], unions: set[str]) -> list[str] | None:
         elif (m := _OUT_APPEND.match(line)) is not None:
             body.append(f"{m[1]}out.append(bytes(({m[2]},)))")  # one byte, range-checked
         elif (m := _OUT_CALL.match(line)) is not None:
-            indent, kind, ident, arg = m.groups()
-            if kind == "_s" and ident in unions:
-                part = f"_RV_{ident}[{arg}._tag]({arg}._value)"
-            else:
-                part = f"{'_rd' if kind == '_sd' else '_r'}_{ident}({arg})"
-            body.append(f"{indent}out.append({part})")
+            body.append(f"{m[1]}out.append({_returned(m[2], m[3], m[4], unions)})")
         elif _OUT.search(line):
             return None
         else:
@@ -1789,7 +1788,8 @@ def _gen_unit(gen: _Gen, unit: _Unit) -> _Code:
         cls.append("        b = data")
         cls.append("        try:")
         cls.append("            o = 0")
-        body = des_lines[:-1] if re.match(r"    o \+= ", des_lines[-1]) else des_lines
+        unused = des_lines and re.match(r"    o \+= ", des_lines[-1])
+        body = des_lines[:-1] if unused else des_lines
         cls.extend("        " + line for line in body)  # (the last offset update unused)
         cls.append(f"            return {des_r}")
         cls += [
