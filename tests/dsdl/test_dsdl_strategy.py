@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import inspect
+import sys
 from types import ModuleType
 from typing import Any
 
+import numpy as np
 import pydsdl
 import pytest
 
@@ -112,3 +115,42 @@ def test_layout_by_name_matches_layout_of_class(wp_public: dict[str, ModuleType]
 def test_layout_render_is_readable() -> None:
     text = layout("uavcan.node.Heartbeat.1.0", UAVCAN).render()
     assert "single-struct" in text and "health.value" in text and "struct code 'I'" in text
+
+
+def test_complete_input_is_decoded_in_place(
+    wp_public: dict[str, ModuleType], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Complete input never takes the padded path; short input does and comes back
+    zero-extended.  Real32's reads all raise past the end of the data, so its decoder
+    runs with no length checks at all; Access.Request (a slice for its name, a union)
+    checks its end instead."""
+    uavcan = wp_public["uavcan"]
+    impl = sys.modules[uavcan.__name__ + "._wireplan_impl"]
+    padded: list[int] = []
+    real_pad = impl._pad
+
+    def spy(data: Any, size: int) -> bytes:
+        padded.append(size)
+        return real_pad(data, size)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(impl, "_pad", spy)
+    real32 = uavcan.primitive.array.Real32_1_0
+    assert "n = len(data)" not in inspect.getsource(real32.deserialize)
+    full = real32(value=np.arange(64, dtype=np.float32)).serialize()
+    assert np.array_equal(real32.deserialize(full).value, np.arange(64))
+    assert real32.deserialize(real32(value=[1.5, 2.5]).serialize()).value == [1.5, 2.5]
+    assert padded == []
+    short = real32(value=[1.5, 2.5]).serialize()[:-2]  # 2.5's upper bytes missing
+    assert real32.deserialize(short).value == [1.5, 0.0] and padded == [257]
+
+    reg = uavcan.register
+    request = reg.Access_1_0.Request(
+        name=reg.Name_1_0(name=list(b"x.y")),
+        value=reg.Value_1_0(natural16=uavcan.primitive.array.Natural16_1_0(value=[7])),
+    )
+    data = request.serialize()
+    assert "n = len(data)" in inspect.getsource(reg.Access_1_0.Request.deserialize)
+    padded.clear()
+    assert reg.Access_1_0.Request.deserialize(data) == request and padded == []
+    cut = reg.Access_1_0.Request.deserialize(data[:-1])  # natural16 7 loses its upper byte
+    assert cut.value.natural16.value == [7] and len(padded) == 1
