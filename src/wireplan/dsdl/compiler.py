@@ -1272,6 +1272,16 @@ def _default_expr(gen: _Gen, t: Any) -> str | None:
     return {"b": "False", "f": "0.0"}.get(kind, "0")
 
 
+def _fresh_default(gen: _Gen, t: Any) -> str:
+    """An expression building the default of a field that needs one per instance: the
+    nested type's constructor, an empty list, or the runtime's ``default_of``."""
+    if _is_composite(t):
+        return f"{gen.ident(t)}()"
+    if isinstance(t, pydsdl.VariableLengthArrayType):
+        return "[]"
+    return f"_default({_kind_expr(gen, t)})"
+
+
 def _constant_value(c: Any) -> str:
     v = c.value.native_value
     if isinstance(c.data_type, pydsdl.FloatType):
@@ -1716,7 +1726,7 @@ def _gen_unit(gen: _Gen, unit: _Unit) -> _Code:
         if d0 is not None:
             ctor.append(f"            self._value = {d0}")
         else:
-            ctor.append(f"            self._value = _default({_kind_expr(gen, f0.data_type)})")
+            ctor.append(f"            self._value = {_fresh_default(gen, f0.data_type)}")
         ctor.append("        return self")
         for k, f in enumerate(fields):
             cls.append(
@@ -1735,7 +1745,7 @@ def _gen_unit(gen: _Gen, unit: _Unit) -> _Code:
             else:
                 params.append(f"{a}=None")
                 body.append(
-                    f"        self.{a} = _default({_kind_expr(gen, f.data_type)}) if {a} is None else {a}"
+                    f"        self.{a} = {_fresh_default(gen, f.data_type)} if {a} is None else {a}"
                 )
         ctor.append(f"    def __call__(cls, *, {', '.join(params)}):")
         ctor.append(f"        self = _new_{ident}() if cls is {ident} else _new(cls)")
