@@ -77,6 +77,11 @@ def paired(mine: list[float], theirs: list[float]) -> float:
     return statistics.median(m / t for m, t in zip(mine, theirs, strict=True))
 
 
+def k(x: float) -> str:
+    """A rate, short: 123k or 1.23M."""
+    return f"{x / 1000:,.0f}k" if x < 1e6 else f"{x / 1e6:.2f}M"
+
+
 def build_cases(mine: dict[str, Any], theirs: dict[str, Any]) -> list[dict[str, Any]]:
     """(name, wireplan object, pycyphal object, hand-written pack/unpack or None)."""
     cases = []
@@ -321,38 +326,17 @@ def main() -> None:
                 fns += list(case["hand"])
             measured = rates(fns, repeat, budget)
             ws, ps, wd, pd = (statistics.median(r) for r in measured[:4])
-            hs = hd = ho = None
-            vs_hand = None
-            if case["hand"] is not None:
-                hs, hd, ho = (statistics.median(r) for r in measured[4:])
-                # wireplan's time over the hand-written one's
-                vs_hand = (
-                    paired(measured[4], measured[0]),
-                    paired(measured[5], measured[2]),
-                    paired(measured[6], measured[2]),
-                )
             rs, rd = paired(measured[0], measured[1]), paired(measured[2], measured[3])
             ratios += [rs, rd]
+            hand = vs = "-"
+            if case["hand"] is not None:
+                hand = " / ".join(k(statistics.median(r)) for r in measured[4:])
+                # wireplan's time over the hand-written one's: ser, de tuple, de objects
+                pairs = ((4, 0), (5, 2), (6, 2))
+                vs = " / ".join(f"{paired(measured[h], measured[w]):.2f}" for h, w in pairs)
             rows.append(
-                (
-                    case["name"],
-                    len(data),
-                    wcls._STRATEGY_,
-                    ws,
-                    ps,
-                    rs,
-                    wd,
-                    pd,
-                    rd,
-                    hs,
-                    hd,
-                    ho,
-                    vs_hand,
-                )
+                (case["name"], len(data), wcls._STRATEGY_, ws, ps, rs, wd, pd, rd, hand, vs)
             )
-
-    def k(x: float) -> str:
-        return f"{x / 1000:,.0f}k" if x < 1e6 else f"{x / 1e6:.2f}M"
 
     print("### Cyphal DSDL: objects/s, wireplan vs pycyphal (same run)\n")
     print(
@@ -366,11 +350,7 @@ def main() -> None:
         "| hand struct: ser / de tuple / de objects | wireplan time / hand: ser / de tuple / de objects |"
     )
     print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for name, size, strategy, ws, ps, rs, wd, pd, rd, hs, hd, ho, vs_hand in rows:
-        hand = vs = "-"
-        if hs is not None and hd is not None and ho is not None and vs_hand is not None:
-            hand = f"{k(hs)} / {k(hd)} / {k(ho)}"
-            vs = " / ".join(f"{x:.2f}" for x in vs_hand)
+    for name, size, strategy, ws, ps, rs, wd, pd, rd, hand, vs in rows:
         print(
             f"| `{name}` | {size} | {strategy} | {k(ws)} | {k(ps)} | **{rs:.0f}x** | {k(wd)} | {k(pd)} "
             f"| **{rd:.0f}x** | {hand} | {vs} |"

@@ -1335,7 +1335,8 @@ def _returning(lines: list[str], unions: set[str]) -> list[str] | None:
     local instead.  This skips the ``bytearray``, its appends and its copy
     into ``bytes``.  A sealed union (``unions``: their identifiers) is
     dispatched right here, without its ``_r_`` in between.  Bodies with
-    loops that write (arrays of composites) keep the ``bytearray``: None.
+    loops that write (arrays of composites) give None: :func:`_listed`
+    gathers those.
     """
     out: list[str] = []
     parts: list[str] = []
@@ -1429,14 +1430,14 @@ def _routine_pair(
     append: str, returning: str, param: str, body: list[str], gen: _Gen
 ) -> tuple[list[str], list[str] | None]:
     """The lines of ``append(param, out)`` (the serializer ``body``) and of its returning twin
-    ``returning(param)``, and the returning body (None when it keeps a ``bytearray``)."""
+    ``returning(param)``, and the returning body, whose last line returns the bytes (None
+    when it keeps a ``bytearray``)."""
     returns = _returning(body, gen.unions)
+    if returns is None:
+        returns = _listed(body, gen.unions)
     lines = [f"def {append}({param}, out):", *(body or ["    pass"]), ""]
     lines.append(f"def {returning}({param}):")
-    listed = _listed(body, gen.unions) if returns is None else None
-    if listed is not None:
-        lines += listed
-    elif returns is None:
+    if returns is None:
         lines += ["    out = bytearray()", *body, "    return bytes(out)"]  # the body, no call
     else:
         lines += returns
@@ -1679,15 +1680,7 @@ def _gen_unit(gen: _Gen, unit: _Unit) -> _Code:
     # bound to the class (``_new_<ident>()``), about 60 ns less per object than
     # object.__new__(cls).  A type without fields needs no constructor.
     ctor: list[str] = []
-    if fields:
-        cls.append(f"class _T_{ident}(type):")
-        cls.append(
-            f'    """The type of ``{t.full_name}.{t.version.major}.{t.version.minor}``: its constructor."""'
-        )
-        cls.append("")
-        cls.append(f"class {ident}(metaclass=_T_{ident}):")
-    else:
-        cls.append(f"class {ident}:")
+    cls.append(f"class {ident}(metaclass=_T_{ident}):" if fields else f"class {ident}:")
     cls.append(f'    """DSDL type ``{t.full_name}.{t.version.major}.{t.version.minor}``."""')
     cls.append("")
     if is_union:
@@ -1751,8 +1744,9 @@ def _gen_unit(gen: _Gen, unit: _Unit) -> _Code:
         ctor.append(f"        self = _new_{ident}() if cls is {ident} else _new(cls)")
         ctor.extend(body)
         ctor.append("        return self")
-    # the constructor goes into the metaclass, after its docstring
-    cls[3:3] = [*ctor, "", ""] if ctor else []
+    if ctor:
+        doc = f"The type of ``{t.full_name}.{t.version.major}.{t.version.minor}``: its constructor."
+        cls = [f"class _T_{ident}(type):", f'    """{doc}"""', "", *ctor, "", "", *cls]
     # serialize
     cls.append("    def serialize(self):")
     cls.append('        """The serialized bytes (no delimiter header at the top level)."""')
@@ -1764,12 +1758,6 @@ def _gen_unit(gen: _Gen, unit: _Unit) -> _Code:
         cls.append(f"            return _serialize_slow({ident}, self)")
     elif not is_union and single:
         cls.append("        return b''")
-    elif not is_union and (listed := _listed(single_lines, gen.unions)) is not None:
-        cls.append("        try:")
-        for line in listed:
-            cls.append("        " + line)
-        cls.append("        except Exception:")
-        cls.append(f"            return _serialize_slow({ident}, self)")
     elif not is_union:
         cls.append("        out = bytearray()")
         cls.append("        try:")
@@ -2072,10 +2060,9 @@ def generate(types: Sequence[Any]) -> tuple[dict[str, str], list[TypeLayout]]:
         for ident in sorted(gen.external):
             u = units_by_ident(units)[ident]
             imports.append(f"{ident} = _m_{u.root}.{ident}")
-            imports.append(f"_new_{ident} = _alloc.__get__({ident})")
             union = isinstance(u.inner, pydsdl.UnionType)
             for prefix in (
-                ("_s_", "_r_", "_d_", "_D_")
+                ("_new_", "_s_", "_r_", "_d_", "_D_")
                 + (("_RV_", "_DV_") if union else ())
                 + (
                     ("_sd_", "_rd_", "_dd_")

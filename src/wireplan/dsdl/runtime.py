@@ -81,7 +81,6 @@ _frombuffer = np.frombuffer
 # the public function.
 packbits = getattr(np.packbits, "_implementation", np.packbits)
 unpackbits = getattr(np.unpackbits, "_implementation", np.unpackbits)
-_packbits = packbits
 Kind = tuple[Any, ...]  # see the module docstring; arrays carry a 4th item: numpy or list
 
 _FLOAT_CODE = {16: "e", 32: "f", 64: "d"}
@@ -194,13 +193,8 @@ def numpy_from(data: Any, code: str, count: int, offset: int) -> Any:
     under it).  From anything else (a ``bytearray``, a ``memoryview``: a
     buffer its owner may reuse) it is a writable copy that owns its memory.
     """
-    dtype = _DTYPES[code]
-    if data.__class__ is bytes:
-        return _frombuffer(data, dtype, count, offset)  # ValueError beyond the data
-    raw = bytearray(data[offset : offset + count * dtype.itemsize])
-    if len(raw) != count * dtype.itemsize:
-        raise ValueError("array beyond the data")  # the caller pads and retries
-    return _frombuffer(raw, dtype)
+    view = _frombuffer(data, _DTYPES[code], count, offset)  # ValueError beyond the data
+    return view if data.__class__ is bytes else view.copy()
 
 
 LARGE = 64  # from this many elements on, number and bool arrays decode to numpy arrays
@@ -267,7 +261,7 @@ def bools_to_bytes(values: Any, count: int) -> bytes:
     """
     if values.__class__ is np.ndarray and values.dtype is _BOOL and values.shape == (count,):
         # positional arguments: numpy's keyword parsing costs more than the packing
-        return _packbits(values, None, "little").tobytes()
+        return packbits(values, None, "little").tobytes()
     if len(values) != count:
         raise OverflowError
     return bools_to_int(values).to_bytes(count >> 3, "little")
