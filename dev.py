@@ -1,14 +1,22 @@
 #!/usr/bin/env python3
 """Set up a development environment and run wireplan's main jobs.
 
-    python3 dev.py demo        the built-in example through every format
-    python3 dev.py test [ARGS] ruff, mypy --strict and pytest (ARGS go to pytest)
-    python3 dev.py bench NAME  run benchmarks/bench_NAME.py
-    python3 dev.py setup       only create/refresh the environment
+    python3 dev.py demo             the built-in example through every format
+    python3 dev.py test             ruff, mypy --strict and pytest, then the ORT suites
+                                    under the older onnxruntime releases (what CI runs)
+    python3 dev.py test ARGS        ruff, mypy and pytest ARGS in the main environment only
+    python3 dev.py test-env NAME [ARGS]
+                                    pytest in one of the older-release environments
+                                    (NAME: ort-1.15, ort-1.20; ARGS default to its suites)
+    python3 dev.py bench NAME       run benchmarks/bench_NAME.py (installs matplotlib)
+    python3 dev.py setup            only create/refresh the environments
 
-Needs nothing but python3 (3.11+). The environment is `.venv/` next to this
-file (or $WIREPLAN_VENV); it is created on first use and refreshed when
-pyproject.toml or this file change.
+Needs nothing but python3 (3.11+). The main environment is `.venv/` next to
+this file (or $WIREPLAN_VENV) with the newest pinned peers
+(constraints/dev.txt); `.venv-ort-1.15/` and `.venv-ort-1.20/` hold the
+older onnxruntime releases wireplan supports (constraints/ort-*.txt). Each is
+created on first use and refreshed when pyproject.toml, its constraints file or
+this file change.
 """
 
 from __future__ import annotations
@@ -24,12 +32,38 @@ ROOT = Path(__file__).resolve().parent
 VENV = Path(os.environ.get("WIREPLAN_VENV", ROOT / ".venv"))
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PY = BIN / "python"
-STAMP = VENV / ".wireplan-setup"
 
 # torch is optional for users; the test suite covers wireplan.evalue.torch, so
 # the development environment has it. The pin is the CPU build that lies on
 # the development machines: a looser spec would make pip fetch a CUDA build.
 TORCH = "torch==2.13.0"
+
+
+class Env:
+    """A virtual environment: what it installs, with which pins, and which tests it runs."""
+
+    def __init__(
+        self, name: str, path: Path, install: list[str], constraints: str, tests: list[str]
+    ) -> None:
+        self.name = name
+        self.path = path
+        self.bin = path / ("Scripts" if os.name == "nt" else "bin")
+        self.python = self.bin / "python"
+        self.install = install
+        self.constraints = ROOT / "constraints" / constraints
+        self.tests = tests
+        self.stamp = path / ".wireplan-setup"
+
+
+MAIN = Env("main", VENV, ["-e", ".[test]", TORCH], "dev.txt", [])
+
+# The ORT suites against the older onnxruntime releases the extras admit: the oldest end of
+# the range (1.15.1, format 5) and 1.20.1 (format 6). torch is not installed there.
+_ORT_SUITES = ["tests/ort", "tests/ort_write", "--ignore=tests/ort/test_torch_transformer.py"]
+OLD = {
+    name: Env(name, ROOT / f".venv-{name}", ["-e", ".[test-ort]"], f"{name}.txt", _ORT_SUITES)
+    for name in ("ort-1.15", "ort-1.20")
+}
 
 
 def _say(msg: str) -> None:
@@ -40,34 +74,59 @@ def _run(*cmd: str | Path) -> int:
     return subprocess.call([str(c) for c in cmd], cwd=ROOT)
 
 
-def _fingerprint() -> str:
+def _fingerprint(env: Env) -> str:
     h = hashlib.sha256()
-    for name in ("pyproject.toml", "dev.py"):
-        h.update((ROOT / name).read_bytes())
+    for path in (ROOT / "pyproject.toml", ROOT / "dev.py", env.constraints):
+        h.update(path.read_bytes())
     h.update(sys.version.encode())
     return h.hexdigest()
 
 
-def setup() -> None:
+def setup(env: Env = MAIN) -> None:
     if sys.version_info < (3, 11):  # noqa: UP036 - this file runs on any python3
         sys.exit("wireplan needs Python 3.11 or newer")
-    if not PY.exists():
-        _say(f"creating {VENV}")
-        venv.EnvBuilder(with_pip=True, clear=VENV.exists()).create(VENV)
-    want = _fingerprint()
-    if STAMP.exists() and STAMP.read_text() == want:
+    if not env.python.exists():
+        _say(f"creating {env.path}")
+        venv.EnvBuilder(with_pip=True, clear=env.path.exists()).create(env.path)
+    want = _fingerprint(env)
+    if env.stamp.exists() and env.stamp.read_text() == want:
         return
-    log = VENV / "setup.log"
-    _say(f"installing wireplan and its test peers (a few minutes the first time; log: {log})")
-    pip = [str(PY), "-m", "pip", "--disable-pip-version-check"]
+    log = env.path / "setup.log"
+    what = "its test peers" if env is MAIN else f"the {env.name} peers"
+    _say(f"installing wireplan and {what} (a few minutes the first time; log: {log})")
+    pip = [str(env.python), "-m", "pip", "--disable-pip-version-check"]
+    steps = [
+        ["install", "--upgrade", "pip"],
+        ["install", "-c", str(env.constraints), *env.install],
+    ]
     with log.open("w") as out:
-        for args in (["install", "--upgrade", "pip"], ["install", "-e", ".[test]", TORCH]):
+        for args in steps:
             code = subprocess.call(pip + args, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
             if code:
                 sys.stdout.write(log.read_text()[-5000:])
                 _say(f"pip {' '.join(args)} failed ({code}); the whole log is in {log}")
                 sys.exit(code)
-    STAMP.write_text(want)
+    env.stamp.write_text(want)
+
+
+def _old_env_tests(env: Env, args: list[str]) -> int:
+    setup(env)
+    versions = subprocess.run(
+        [
+            env.python,
+            "-c",
+            "import onnxruntime, onnx, numpy; "
+            "print(onnxruntime.__version__, onnx.__version__, numpy.__version__)",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    ).stdout.split()
+    if len(versions) == 3:
+        _say(f"{env.name}: onnxruntime {versions[0]}, onnx {versions[1]}, numpy {versions[2]}")
+    return _run(
+        env.python, "-m", "pytest", "-n", "auto", "--dist", "loadfile", *(args or env.tests)
+    )
 
 
 def test(args: list[str]) -> int:
@@ -85,6 +144,11 @@ def test(args: list[str]) -> int:
         _say(name)
         if _run(*cmd):
             failed.append(name)
+    if not args:  # the whole check: the ORT suites under the older releases too
+        for env in OLD.values():
+            _say(f"pytest under {env.name}")
+            if _old_env_tests(env, []):
+                failed.append(f"pytest under {env.name}")
     if failed:
         _say("FAILED: " + ", ".join(failed))
         return 1
@@ -97,11 +161,18 @@ def main(argv: list[str]) -> int:
         print(__doc__)
         return 0 if argv else 2
     command, rest = argv[0], argv[1:]
-    if command not in ("setup", "demo", "test", "bench"):
+    if command not in ("setup", "demo", "test", "test-env", "bench"):
         print(f"dev.py: unknown command {command!r}\n{__doc__}", file=sys.stderr)
         return 2
+    if command == "test-env":
+        if not rest or rest[0] not in OLD:
+            print(f"dev.py test-env: name one of {', '.join(OLD)}", file=sys.stderr)
+            return 2
+        return _old_env_tests(OLD[rest[0]], rest[1:])
     setup()
     if command == "setup":
+        for env in OLD.values():
+            setup(env)
         return 0
     if command == "demo":
         return _run(BIN / "wireplan", "demo", *rest)
@@ -112,6 +183,12 @@ def main(argv: list[str]) -> int:
             )
             print("benchmarks: " + ", ".join(names))
             return 2
+        probe = [PY, "-c", "import matplotlib"]  # the figures' one dependency, on demand
+        if subprocess.call(probe, cwd=ROOT, stderr=subprocess.DEVNULL):
+            _say("installing matplotlib for the benchmark figures")
+            pip = [PY, "-m", "pip", "--disable-pip-version-check", "install", "-q"]
+            if _run(*pip, "-c", MAIN.constraints, "-e", ".[bench]"):
+                return 1
         return _run(PY, ROOT / "benchmarks" / f"bench_{rest[0]}.py", *rest[1:])
     return test(rest)
 

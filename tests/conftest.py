@@ -31,3 +31,33 @@ def fsyncs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
     monkeypatch.setattr(os, "fsync", spy)
     return calls
+
+
+# In CI a skipped test is a failed one: a peer (onnxruntime, pycyphal, torch) or data
+# (../shared) that is missing there means the check did not run.  Only the slow corpus
+# tests, which CI leaves out on purpose (``-m slow`` runs them), and skips a test marks as
+# platform-bound (``skipif``) may skip.
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    outcome = yield
+    report = outcome.get_result()
+    if not (os.environ.get("CI") and report.skipped):
+        return
+    if "slow" in item.keywords or item.get_closest_marker("skipif") is not None:
+        return
+    _fail_skip(report)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> Any:
+    """The same for a whole module skipped while collected (a module-level ``importorskip``)."""
+    outcome = yield
+    report = outcome.get_result()
+    if os.environ.get("CI") and report.skipped:
+        _fail_skip(report)
+
+
+def _fail_skip(report: pytest.TestReport | pytest.CollectReport) -> None:
+    reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+    report.outcome = "failed"
+    report.longrepr = f"skipped in CI, which must run every peer test: {reason}"
