@@ -55,23 +55,21 @@ neither ``onnx`` nor ``onnxruntime``: kernel facts come from a
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 
 import numpy as np
 
 from wireplan.ort import kernel_types
+from wireplan.ort.graph import has_subgraph, node_edges, subgraphs, topological_order, walk_graphs
 from wireplan.ort.model import (
     Attribute,
-    EdgeEnd,
     Graph,
     Node,
-    NodeEdge,
     OrtModel,
     SequenceType,
     TensorTypeAndShape,
     TypeInfo,
     ValueInfo,
-    topological_order,
 )
 from wireplan.ort.schema import ATTRIBUTE_TYPE, TENSOR_DATA_TYPE
 
@@ -154,39 +152,27 @@ def insert_casts(model: OrtModel, *, has_kernel: KernelCheck | None = None) -> O
         return model
     work.shorten(graph, {})
     for g in work.created.values():
-        g.node_edges = _edges(g.nodes)
+        g.node_edges = node_edges(g.nodes)
     return dataclasses.replace(model, model=dataclasses.replace(md, graph=graph))
 
 
 # --- model scans -----------------------------------------------------------------------------
 
 
-def _subgraphs(node: Node) -> Iterator[Graph]:
-    for a in node.attributes:
-        if a.g is not None:
-            yield a.g
-        yield from a.graphs
-
-
-def _has_subgraph(node: Node) -> bool:
-    return any(a.g is not None or a.graphs for a in node.attributes)
-
-
 def _mentions_float16(graph: Graph) -> bool:
-    for vi in graph.node_args:
-        v = vi.type.value if vi.type is not None else None
-        if isinstance(v, TensorTypeAndShape) and v.elem_type == _FLOAT16:
+    for _, g in walk_graphs(graph):
+        for vi in g.node_args:
+            v = vi.type.value if vi.type is not None else None
+            if isinstance(v, TensorTypeAndShape) and v.elem_type == _FLOAT16:
+                return True
+        if any(t.data_type == _FLOAT16 for t in g.initializers):
             return True
-    if any(t.data_type == _FLOAT16 for t in graph.initializers):
-        return True
-    return any(_mentions_float16(g) for n in graph.nodes for g in _subgraphs(n))
+    return False
 
 
 def _all_names(graph: Graph) -> set[str]:
     names: set[str] = set()
-    stack = [graph]
-    while stack:
-        g = stack.pop()
+    for _, g in walk_graphs(graph):
         names.update(vi.name for vi in g.node_args)
         names.update(t.name for t in g.initializers)
         names.update(g.inputs)
@@ -195,33 +181,7 @@ def _all_names(graph: Graph) -> set[str]:
             names.add(n.name)
             names.update(n.inputs)
             names.update(n.outputs)
-            stack.extend(_subgraphs(n))
     return names
-
-
-def _edges(nodes: list[Node]) -> list[NodeEdge]:
-    """onnxruntime's node edges (an implicit input counts as input ``len(inputs) + k``)."""
-    producer: dict[str, tuple[int, int]] = {}
-    for n in nodes:
-        for k, o in enumerate(n.outputs):
-            if o:
-                producer[o] = (n.index, k)
-    ins: dict[int, set[EdgeEnd]] = {n.index: set() for n in nodes}
-    outs: dict[int, set[EdgeEnd]] = {n.index: set() for n in nodes}
-    for n in nodes:
-        for j, x in enumerate((*n.inputs, *n.implicit_inputs)):
-            src = producer.get(x) if x else None
-            if src is not None:
-                ins[n.index].add(EdgeEnd(src[0], src[1], j))
-                outs[src[0]].add(EdgeEnd(n.index, src[1], j))
-
-    def key(e: EdgeEnd) -> tuple[int, int, int]:
-        return (e.node_index, e.src_arg_index, e.dst_arg_index)
-
-    return [
-        NodeEdge(n.index, sorted(ins[n.index], key=key), sorted(outs[n.index], key=key))
-        for n in nodes
-    ]
 
 
 def _retyped(t: TypeInfo | None, replace: Mapping[int, int]) -> TypeInfo | None:
@@ -388,7 +348,7 @@ class _Pass:
 
         for i in topological_order(nodes) or range(len(nodes)):
             n = nodes[i]
-            if not unassigned[i] or _has_subgraph(n):
+            if not unassigned[i] or has_subgraph(n):
                 continue
             inputs = list(n.inputs)
             for j, x in enumerate(inputs):
@@ -413,7 +373,7 @@ class _Pass:
 
         # Subgraphs, with this graph's values as their outer scope.
         for i, n in enumerate(nodes):
-            if not _has_subgraph(n):
+            if not has_subgraph(n):
                 continue
             attributes = []
             for a in n.attributes:
@@ -479,7 +439,7 @@ class _Pass:
             return unassigned[i] and fp16[i]
 
         for i, n in enumerate(nodes):
-            if unassigned[i] or not fp16[i] or _has_subgraph(n):
+            if unassigned[i] or not fp16[i] or has_subgraph(n):
                 continue
             if not any(x in producer for x in n.inputs if x):
                 continue  # no input edge
@@ -594,7 +554,7 @@ class _Pass:
                 readers.pop(y, None)
         for i, n in enumerate(nodes):
             if alive[i]:
-                for g in _subgraphs(n):
+                for _, g in subgraphs(n):
                     if id(g) in self.created:
                         self.shorten(g, elem)
         if all(alive):

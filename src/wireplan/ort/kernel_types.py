@@ -21,12 +21,12 @@ an .ort source already carries.  An operator none of them knows is an
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 from wireplan.errors import EncodeError
+from wireplan.ort.graph import walk_nodes
 from wireplan.ort.model import (
     ArgTypeAndIndex,
-    Graph,
     KernelTypeStrArgsEntry,
     KernelTypeStrResolver,
     Node,
@@ -98,17 +98,6 @@ def entry_for(domain: str, op_type: str, sig: Signature) -> OpIdKernelTypeStrArg
     )
 
 
-def _nodes(graph: Graph, path: str) -> Iterator[tuple[Node, str]]:
-    for i, node in enumerate(graph.nodes):
-        where = f"{path}.nodes[{i}]"
-        yield node, where
-        for j, attr in enumerate(node.attributes):
-            if attr.g is not None:
-                yield from _nodes(attr.g, f"{where}.attributes[{j}].g")
-            for k, g in enumerate(attr.graphs):
-                yield from _nodes(g, f"{where}.attributes[{j}].graphs[{k}]")
-
-
 def resolver_for(
     model: OrtModel,
     *,
@@ -136,7 +125,7 @@ def resolver_for(
         raise EncodeError("the model has no graph", "$.model.graph")
     opsets = {_normal_domain(o.domain): int(o.version) for o in md.opset_import}
     seen: dict[tuple[str, str, int], str] = {}
-    for node, path in _nodes(md.graph, "$.model.graph"):
+    for path, node in walk_nodes(md.graph):
         domain = _normal_domain(node.domain)
         key = (domain, node.op_type, node.since_version)
         if key in seen:

@@ -5,6 +5,8 @@ like the table's fields (snake_case, as in ``ort.fbs``), so code driven by
 :data:`wireplan.ort.schema.ORT_SCHEMA` (the reader, the planned writer) can
 map between tables and objects with ``getattr`` and keyword arguments;
 :data:`TABLE_CLASSES` says which class belongs to which table or struct.
+``EdgeEnd`` and ``NodeEdge`` are defined in :mod:`wireplan.ort.graph`, next to
+the walks that compute them, and re-exported here.
 
 Value conventions, the same for loaded and for hand-made models:
 
@@ -38,14 +40,14 @@ the source afterwards.
 from __future__ import annotations
 
 import contextlib
-import heapq
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from wireplan.core.closing import Closing
+from wireplan.ort.graph import EdgeEnd, NodeEdge, walk_graphs
 from wireplan.ort.schema import TENSOR_DATA_TYPE, TYPE_INFO_VALUE
 
 if TYPE_CHECKING:
@@ -288,22 +290,6 @@ class SparseTensor:
 # --- nodes -----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class EdgeEnd:
-    """The ``EdgeEnd`` struct (12 bytes: uint32, int32, int32)."""
-
-    node_index: int = 0
-    src_arg_index: int = 0
-    dst_arg_index: int = 0
-
-
-@dataclass(eq=False, slots=True)
-class NodeEdge:
-    node_index: int = 0
-    input_edges: list[EdgeEnd] = field(default_factory=list)
-    output_edges: list[EdgeEnd] = field(default_factory=list)
-
-
 @dataclass(eq=False, slots=True)
 class Attribute:
     name: str = ""
@@ -469,46 +455,6 @@ class KernelTypeStrResolver:
 # --- the root --------------------------------------------------------------------------------
 
 
-def topological_order(nodes: Sequence[Node]) -> list[int] | None:
-    """Positions of ``nodes`` in a topological order, or None if they form a cycle.
-
-    Among the nodes that are ready the one stored first goes first, so an
-    already sorted list keeps its order.  onnxruntime stores nodes by index,
-    and nodes its optimizers create get higher indices, so a stored graph
-    need not be sorted; ONNX and our passes over it want it sorted.
-    """
-    producer = {o: i for i, n in enumerate(nodes) for o in n.outputs if o}
-    users: list[list[int]] = [[] for _ in nodes]
-    pending = [0] * len(nodes)
-    for i, n in enumerate(nodes):
-        deps = {producer[x] for x in (*n.inputs, *n.implicit_inputs) if x in producer}
-        deps.discard(i)
-        pending[i] = len(deps)
-        for d in deps:
-            users[d].append(i)
-    ready = [i for i, k in enumerate(pending) if k == 0]
-    heapq.heapify(ready)
-    order: list[int] = []
-    while ready:
-        i = heapq.heappop(ready)
-        order.append(i)
-        for u in users[i]:
-            pending[u] -= 1
-            if pending[u] == 0:
-                heapq.heappush(ready, u)
-    return order if len(order) == len(nodes) else None
-
-
-def _walk_graphs(graph: Graph) -> Iterator[Graph]:
-    yield graph
-    for node in graph.nodes:
-        for attr in node.attributes:
-            if attr.g is not None:
-                yield from _walk_graphs(attr.g)
-            for g in attr.graphs:
-                yield from _walk_graphs(g)
-
-
 @dataclass(eq=False)
 class OrtModel(Closing):
     """A whole .ort file: the ``InferenceSession`` root table plus what it was read from.
@@ -577,8 +523,11 @@ class OrtModel(Closing):
         return {t.name: t.numpy() for t in self.graph.initializers}
 
     def graphs(self) -> Iterator[Graph]:
-        """The main graph, then every subgraph (If/Loop/Scan bodies), depth first."""
-        return _walk_graphs(self.graph)
+        """The main graph, then every subgraph (If/Loop/Scan bodies), depth first.
+
+        :func:`wireplan.ort.graph.walk_graphs` gives their paths too.
+        """
+        return (g for _, g in walk_graphs(self.graph))
 
     def tensors(self) -> Iterator[Tensor]:
         """Every tensor with a payload: initializers, sparse parts and tensor attributes."""

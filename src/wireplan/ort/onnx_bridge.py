@@ -29,9 +29,9 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import onnx
@@ -47,7 +47,11 @@ from wireplan.core.gcpause import gc_paused
 from wireplan.core.plan import Plan, is_power_of_two
 from wireplan.errors import EncodeError
 from wireplan.ort import model as m
+from wireplan.ort.graph import node_edges, topological_order
 from wireplan.ort.schema import ATTRIBUTE_TYPE, DIMENSION_VALUE_TYPE, TENSOR_DATA_TYPE
+
+if TYPE_CHECKING:  # annotations only: kernel_types imports this module when it asks onnx
+    from wireplan.ort.kernel_types import Signature, SignatureLookup
 
 __all__ = [
     "convert_ort_to_onnx",
@@ -65,9 +69,6 @@ _DIM_PARAM = DIMENSION_VALUE_TYPE["PARAM"]
 _DIM_UNKNOWN = DIMENSION_VALUE_TYPE["UNKNOWN"]
 _I8 = np.dtype("<i8")
 _I4 = np.dtype("<i4")
-
-Signature = tuple[int, list[tuple[str, str]], list[tuple[str, str]], list[str]]
-SignatureLookup = Callable[[str, str, int], "Signature | None"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -269,7 +270,7 @@ class _ToOnnx:
             self.sparse(s, f"{path}.sparse_initializers[{i}]")
             for i, s in enumerate(g.sparse_initializers)
         )
-        order = m.topological_order(g.nodes) or list(range(len(g.nodes)))
+        order = topological_order(g.nodes) or list(range(len(g.nodes)))
         p.node.extend(self.node(g.nodes[i], f"{path}.nodes[{i}]") for i in order)
         p.input.extend(self.value_info(x, infos.get(x), f"{path}.inputs") for x in g.inputs)
         p.output.extend(self.value_info(x, infos.get(x), f"{path}.outputs") for x in g.outputs)
@@ -770,7 +771,7 @@ class _FromOnnx:
         g.max_node_index = len(g.nodes)
         g.inputs = [x.name for x in p.input]
         g.outputs = [x.name for x in p.output]
-        g.node_edges = _edges(g.nodes)
+        g.node_edges = node_edges(g.nodes)
         g.node_args = self.node_args(p, g, defined)
         return g
 
@@ -866,41 +867,6 @@ def _unknown_dims(ti: m.TypeInfo) -> m.TypeInfo:
     elif isinstance(v, m.MapType) and v.value_type is not None:
         _unknown_dims(v.value_type)
     return ti
-
-
-def _edges(nodes: Sequence[m.Node]) -> list[m.NodeEdge]:
-    """onnxruntime's node edges: producer output -> consumer input, within one graph.
-
-    An implicit input counts as input number ``len(inputs) + k``.
-    """
-    producer: dict[str, tuple[int, int]] = {}
-    for n in nodes:
-        for k, o in enumerate(n.outputs):
-            if o:
-                producer[o] = (n.index, k)
-    # Edge ends as (node_index, src_arg_index, dst_arg_index) tuples: deduplicated and sorted
-    # as plain tuples, made EdgeEnd structs once at the end.
-    ins: dict[int, set[tuple[int, int, int]]] = {n.index: set() for n in nodes}
-    outs: dict[int, set[tuple[int, int, int]]] = {n.index: set() for n in nodes}
-    for n in nodes:
-        index = n.index
-        mine = ins[index]
-        args = [*n.inputs, *n.implicit_inputs] if n.implicit_inputs else n.inputs
-        for j, x in enumerate(args):
-            src = producer.get(x) if x else None
-            if src is None:
-                continue
-            mine.add((src[0], src[1], j))
-            outs[src[0]].add((index, src[1], j))
-    end = m.EdgeEnd
-    return [
-        m.NodeEdge(
-            n.index,
-            [end(*e) for e in sorted(ins[n.index])],
-            [end(*e) for e in sorted(outs[n.index])],
-        )
-        for n in nodes
-    ]
 
 
 class _OnnxSources:

@@ -17,7 +17,8 @@ import numpy as np
 from wireplan.core.buffers import MappedFile, as_memoryview
 from wireplan.errors import DecodeError
 from wireplan.flatbuffers.reader import DEFAULT_LIMITS, Limits, TableReader
-from wireplan.ort.model import TABLE_CLASSES, Graph, OrtModel, Tensor
+from wireplan.ort.graph import walk_tensors
+from wireplan.ort.model import TABLE_CLASSES, OrtModel, Tensor
 from wireplan.ort.schema import FILE_IDENTIFIER, ORT_SCHEMA, SUPPORTED_VERSIONS
 
 __all__ = ["load", "payload_offsets", "tensor_paths"]
@@ -99,29 +100,11 @@ def load(
 
 
 def tensor_paths(model: OrtModel) -> Iterator[tuple[str, Tensor]]:
-    """Every tensor of the model with its path, e.g. ``$.model.graph.initializers[2]``."""
+    """Every tensor of the model with its path, e.g. ``$.model.graph.initializers[2]``.
 
-    def walk(graph: Graph, path: str) -> Iterator[tuple[str, Tensor]]:
-        for i, t in enumerate(graph.initializers):
-            yield f"{path}.initializers[{i}]", t
-        for i, sp in enumerate(graph.sparse_initializers):
-            if sp.values is not None:
-                yield f"{path}.sparse_initializers[{i}].values", sp.values
-            if sp.indices is not None:
-                yield f"{path}.sparse_initializers[{i}].indices", sp.indices
-        for n, node in enumerate(graph.nodes):
-            for a, attr in enumerate(node.attributes):
-                where = f"{path}.nodes[{n}].attributes[{a}]"
-                if attr.t is not None:
-                    yield f"{where}.t", attr.t
-                for k, t in enumerate(attr.tensors):
-                    yield f"{where}.tensors[{k}]", t
-                if attr.g is not None:
-                    yield from walk(attr.g, f"{where}.g")
-                for k, g in enumerate(attr.graphs):
-                    yield from walk(g, f"{where}.graphs[{k}]")
-
-    return walk(model.graph, "$.model.graph")
+    In the order of :func:`wireplan.ort.graph.walk_tensors`.
+    """
+    return walk_tensors(model.graph)
 
 
 def payload_offsets(model: OrtModel) -> list[tuple[str, str, int, int]]:

@@ -17,9 +17,12 @@ import functools
 import importlib.util
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wireplan.errors import WireplanError
+
+if TYPE_CHECKING:  # annotations only: kernel_types imports this module when it asks onnxruntime
+    from wireplan.ort.kernel_types import Signature
 
 __all__ = [
     "ZERO_COPY_OPTIONS",
@@ -32,7 +35,6 @@ __all__ = [
     "version",
 ]
 
-Signature = tuple[int, list[tuple[str, str]], list[tuple[str, str]], list[str]]
 
 #: Session config entries for loading an .ort from a path without copying its initializers.
 ZERO_COPY_OPTIONS: Mapping[str, str] = {

@@ -23,7 +23,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
-import inspect
 import mmap
 import os
 import sys
@@ -37,6 +36,7 @@ from wireplan.core.plan import Region, is_power_of_two
 from wireplan.errors import EncodeError
 from wireplan.flatbuffers.builder import MAX_ALIGNMENT, Builder, BuildResult
 from wireplan.ort import casts, kernel_types
+from wireplan.ort.graph import subgraphs, walk_graphs
 from wireplan.ort.model import (
     Dimension,
     DimensionValue,
@@ -145,23 +145,13 @@ def _graph_fixes(
         if any(_untyped(vi) and vi.name for vi in graph.node_args):
             fixes[id(graph)] = dataclasses.replace(graph, node_args=_typed_node_args(graph, known))
     for node in graph.nodes:
-        for a in node.attributes:
-            if a.g is not None:
-                _graph_fixes(a.g, known, fixes, needed or _needs_types(a.g))
-            for g in a.graphs:
-                _graph_fixes(g, known, fixes, needed or _needs_types(g))
+        for _, g in subgraphs(node):
+            _graph_fixes(g, known, fixes, needed or _needs_types(g))
 
 
 def _needs_types(graph: Graph) -> bool:
     """Whether this graph or one inside it has a named value without a usable type."""
-    if any(_untyped(vi) and vi.name for vi in graph.node_args):
-        return True
-    return any(
-        (a.g is not None and _needs_types(a.g)) or any(_needs_types(g) for g in a.graphs)
-        for node in graph.nodes
-        for a in node.attributes
-        if a.g is not None or a.graphs
-    )
+    return any(_untyped(vi) and vi.name for _, g in walk_graphs(graph) for vi in g.node_args)
 
 
 def _untyped(vi: ValueInfo) -> bool:
@@ -272,14 +262,10 @@ def _open(model: Any) -> tuple[OrtModel, bool]:
             f"not {type(model).__name__}"
         )
     from wireplan.ort.onnx_bridge import from_onnx
+    from wireplan.ort.runtime import needs_expansion
 
-    options: dict[str, Any] = {"signature": kernel_types.signature}
-    if "expand" in inspect.signature(from_onnx).parameters:
-        from wireplan.ort.runtime import needs_expansion
-
-        # onnxruntime expands function ops without a kernel for .onnx, not for .ort.
-        options["expand"] = needs_expansion
-    return from_onnx(model, **options), True
+    # onnxruntime expands function ops without a kernel for .onnx, not for .ort.
+    return from_onnx(model, signature=kernel_types.signature, expand=needs_expansion), True
 
 
 # madvise(MADV_POPULATE_WRITE) (Linux 5.14+): fault in a fresh file mapping in one call

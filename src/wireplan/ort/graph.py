@@ -1,0 +1,198 @@
+"""Walks over the graphs of an .ort model: subgraphs, node edges, topological order.
+
+The one place that knows where graphs nest: a node attribute holds a graph
+in ``g`` (If branches, Loop and Scan bodies) or a list of them in
+``graphs``.  Every walk is depth first, in stored order: a graph, then for
+each node and each of its attributes the graph in ``g`` and those in
+``graphs``.  Walks give ``(path, object)`` pairs whose paths are spelled
+like the reader's and the writer's errors:
+``$.model.graph.nodes[3].attributes[1].g.nodes[0]``.
+
+This module also defines the ``EdgeEnd`` and ``NodeEdge`` tables
+(:mod:`wireplan.ort.model` re-exports them with the other tables) and
+computes them as onnxruntime does (:func:`node_edges`).  It imports neither
+``onnx`` nor ``onnxruntime`` nor any converter, and the model classes only
+for annotations, so :mod:`wireplan.ort.model` itself walks with it.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from wireplan.ort.model import Graph, Node, Tensor
+
+__all__ = [
+    "ROOT",
+    "EdgeEnd",
+    "NodeEdge",
+    "has_subgraph",
+    "node_edges",
+    "subgraphs",
+    "topological_order",
+    "walk_graphs",
+    "walk_nodes",
+    "walk_tensors",
+]
+
+#: The path of an .ort model's main graph.
+ROOT = "$.model.graph"
+
+
+@dataclass(frozen=True, slots=True)
+class EdgeEnd:
+    """The ``EdgeEnd`` struct (12 bytes: uint32, int32, int32)."""
+
+    node_index: int = 0
+    src_arg_index: int = 0
+    dst_arg_index: int = 0
+
+
+@dataclass(eq=False, slots=True)
+class NodeEdge:
+    node_index: int = 0
+    input_edges: list[EdgeEnd] = field(default_factory=list)
+    output_edges: list[EdgeEnd] = field(default_factory=list)
+
+
+# --- walks -----------------------------------------------------------------------------------
+
+
+def subgraphs(node: Node, path: str = "") -> Iterator[tuple[str, Graph]]:
+    """The graphs ``node``'s attributes hold (one level), as ``(path, graph)``.
+
+    ``path`` is the node's; a graph's is ``{path}.attributes[j].g`` or
+    ``{path}.attributes[j].graphs[k]``.
+    """
+    for j, attr in enumerate(node.attributes):
+        if attr.g is not None:
+            yield f"{path}.attributes[{j}].g", attr.g
+        for k, g in enumerate(attr.graphs):
+            yield f"{path}.attributes[{j}].graphs[{k}]", g
+
+
+def has_subgraph(node: Node) -> bool:
+    """Whether an attribute of ``node`` holds a graph."""
+    return any(a.g is not None or a.graphs for a in node.attributes)
+
+
+def walk_graphs(graph: Graph, path: str = ROOT) -> Iterator[tuple[str, Graph]]:
+    """``graph`` and every graph inside it, as ``(path, graph)``, depth first."""
+    yield path, graph
+    for i, node in enumerate(graph.nodes):
+        if has_subgraph(node):  # paths are formatted for subgraphs only
+            for where, g in subgraphs(node, f"{path}.nodes[{i}]"):
+                yield from walk_graphs(g, where)
+
+
+def walk_nodes(graph: Graph, path: str = ROOT) -> Iterator[tuple[str, Node]]:
+    """Every node of ``graph`` and its subgraphs, as ``(path, node)``.
+
+    A node comes before the nodes of the graphs its attributes hold, and
+    those before the next node.
+    """
+    for i, node in enumerate(graph.nodes):
+        where = f"{path}.nodes[{i}]"
+        yield where, node
+        for inner, g in subgraphs(node, where):
+            yield from walk_nodes(g, inner)
+
+
+def walk_tensors(graph: Graph, path: str = ROOT) -> Iterator[tuple[str, Tensor]]:
+    """Every tensor of ``graph`` and its subgraphs, as ``(path, tensor)``.
+
+    Per graph: initializers, sparse initializers (values, then indices),
+    then per node and attribute its ``t``, its ``tensors`` and the tensors of
+    the graphs it holds.
+    """
+    for i, t in enumerate(graph.initializers):
+        yield f"{path}.initializers[{i}]", t
+    for i, sp in enumerate(graph.sparse_initializers):
+        if sp.values is not None:
+            yield f"{path}.sparse_initializers[{i}].values", sp.values
+        if sp.indices is not None:
+            yield f"{path}.sparse_initializers[{i}].indices", sp.indices
+    for n, node in enumerate(graph.nodes):
+        for a, attr in enumerate(node.attributes):
+            where = f"{path}.nodes[{n}].attributes[{a}]"
+            if attr.t is not None:
+                yield f"{where}.t", attr.t
+            for k, t in enumerate(attr.tensors):
+                yield f"{where}.tensors[{k}]", t
+            if attr.g is not None:
+                yield from walk_tensors(attr.g, f"{where}.g")
+            for k, g in enumerate(attr.graphs):
+                yield from walk_tensors(g, f"{where}.graphs[{k}]")
+
+
+# --- edges and order -------------------------------------------------------------------------
+
+
+def node_edges(nodes: Sequence[Node]) -> list[NodeEdge]:
+    """onnxruntime's node edges: producer output -> consumer input, within one graph.
+
+    One :class:`NodeEdge` per node, in the order of ``nodes``, its edge ends
+    deduplicated and sorted.  An implicit input (a value a subgraph of the
+    node uses from this graph) counts as input number ``len(inputs) + k``.
+    """
+    producer: dict[str, tuple[int, int]] = {}
+    for n in nodes:
+        for k, o in enumerate(n.outputs):
+            if o:
+                producer[o] = (n.index, k)
+    # Edge ends as (node_index, src_arg_index, dst_arg_index) tuples: deduplicated and sorted
+    # as plain tuples, made EdgeEnd structs once at the end.
+    ins: dict[int, set[tuple[int, int, int]]] = {n.index: set() for n in nodes}
+    outs: dict[int, set[tuple[int, int, int]]] = {n.index: set() for n in nodes}
+    for n in nodes:
+        index = n.index
+        mine = ins[index]
+        args = [*n.inputs, *n.implicit_inputs] if n.implicit_inputs else n.inputs
+        for j, x in enumerate(args):
+            src = producer.get(x) if x else None
+            if src is None:
+                continue
+            mine.add((src[0], src[1], j))
+            outs[src[0]].add((index, src[1], j))
+    end = EdgeEnd
+    return [
+        NodeEdge(
+            n.index,
+            [end(*e) for e in sorted(ins[n.index])],
+            [end(*e) for e in sorted(outs[n.index])],
+        )
+        for n in nodes
+    ]
+
+
+def topological_order(nodes: Sequence[Node]) -> list[int] | None:
+    """Positions of ``nodes`` in a topological order, or None if they form a cycle.
+
+    Among the nodes that are ready the one stored first goes first, so an
+    already sorted list keeps its order.  onnxruntime stores nodes by index,
+    and nodes its optimizers create get higher indices, so a stored graph
+    need not be sorted; ONNX and our passes over it want it sorted.
+    """
+    producer = {o: i for i, n in enumerate(nodes) for o in n.outputs if o}
+    users: list[list[int]] = [[] for _ in nodes]
+    pending = [0] * len(nodes)
+    for i, n in enumerate(nodes):
+        deps = {producer[x] for x in (*n.inputs, *n.implicit_inputs) if x in producer}
+        deps.discard(i)
+        pending[i] = len(deps)
+        for d in deps:
+            users[d].append(i)
+    ready = [i for i, k in enumerate(pending) if k == 0]
+    heapq.heapify(ready)
+    order: list[int] = []
+    while ready:
+        i = heapq.heappop(ready)
+        order.append(i)
+        for u in users[i]:
+            pending[u] -= 1
+            if pending[u] == 0:
+                heapq.heappush(ready, u)
+    return order if len(order) == len(nodes) else None
