@@ -11,7 +11,7 @@ import pytest
 
 from wireplan import DecodeError, LimitError
 from wireplan.flatbuffers.reader import TableReader
-from wireplan.ort import OrtModel, load
+from wireplan.ort import OrtModel, load, to_onnx
 from wireplan.ort.model import SequenceType, TensorTypeAndShape
 from wireplan.ort.reader import payload_offsets, tensor_paths
 from wireplan.ort.schema import DIMENSION_VALUE_TYPE, ORT_SCHEMA, TENSOR_DATA_TYPE
@@ -105,8 +105,8 @@ def test_reads_every_part(feature_ort: Path) -> None:
 def test_path_and_bytes_agree(feature_ort: Path) -> None:
     data = feature_ort.read_bytes()
     with load(feature_ort) as a, load(data) as b, load(bytearray(data)) as c:
-        pa = a.to_onnx().SerializeToString()
-        assert pa == b.to_onnx().SerializeToString() == c.to_onnx().SerializeToString()
+        pa = to_onnx(a).SerializeToString()
+        assert pa == to_onnx(b).SerializeToString() == to_onnx(c).SerializeToString()
 
 
 def test_zero_copy_views_share_the_mapping(weights_ort: Path) -> None:

@@ -6,7 +6,9 @@ like the table's fields (snake_case, as in ``ort.fbs``), so code driven by
 map between tables and objects with ``getattr`` and keyword arguments;
 :data:`TABLE_CLASSES` says which class belongs to which table or struct.
 ``EdgeEnd`` and ``NodeEdge`` are defined in :mod:`wireplan.ort.graph`, next to
-the walks that compute them, and re-exported here.
+the walks that compute them, and re-exported here.  Conversion to and from
+ONNX is not a method: :func:`wireplan.ort.to_onnx` and
+:func:`wireplan.ort.from_onnx`.
 
 Value conventions, the same for loaded and for hand-made models:
 
@@ -42,16 +44,13 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from wireplan.core.closing import Closing
 from wireplan.ort.graph import EdgeEnd, NodeEdge, walk_graphs
 from wireplan.ort.schema import TENSOR_DATA_TYPE, TYPE_INFO_VALUE
-
-if TYPE_CHECKING:
-    import onnx  # noqa: TID251 - for annotations only, never imported at run time
 
 __all__ = [
     "NUMPY_DTYPES",
@@ -543,14 +542,6 @@ class OrtModel(Closing):
                     if attr.t is not None:
                         yield attr.t
                     yield from attr.tensors
-
-    # -- conversion ---------------------------------------------------------------------------
-
-    def to_onnx(self) -> onnx.ModelProto:
-        """The model as an ``onnx.ModelProto`` (needs ``onnx``); see :func:`wireplan.ort.to_onnx`."""
-        from wireplan.ort.onnx_bridge import to_onnx
-
-        return to_onnx(self)
 
     # -- lifetime -----------------------------------------------------------------------------
 
