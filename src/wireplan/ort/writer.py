@@ -12,8 +12,11 @@ either way.  Files are pre-sized and written atomically
 (:func:`wireplan.core.atomic.write_sized`): a failure leaves any previous
 file in place.
 
-The output is format version ``"6"`` with the ``KernelTypeStrResolver``
-that onnxruntime needs from version 5 on (:mod:`wireplan.ort.kernel_types`).
+The output is format version 6 (onnxruntime 1.16 on) or, with
+``format_version=5``, format 5 (onnxruntime 1.13 to 1.15), both with the
+``KernelTypeStrResolver`` that onnxruntime needs from version 5 on
+(:mod:`wireplan.ort.kernel_types`); what the asked version cannot hold is an
+:class:`~wireplan.EncodeError` before anything is written.
 FlatBuffers offsets are 32-bit: a model past 2 GiB is an
 :class:`~wireplan.EncodeError` (external data is a later feature).
 """
@@ -26,7 +29,7 @@ import functools
 import mmap
 import os
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from wireplan.core.atomic import write_sized
@@ -41,8 +44,11 @@ from wireplan.ort.model import (
     Dimension,
     DimensionValue,
     Graph,
+    MapType,
     OrtModel,
+    SequenceType,
     Shape,
+    Tensor,
     TensorTypeAndShape,
     TypeInfo,
     ValueInfo,
@@ -57,10 +63,38 @@ from wireplan.ort.schema import (
 if TYPE_CHECKING:
     pass
 
-__all__ = ["ORT_VERSION", "convert_onnx_to_ort", "plan", "save", "to_bytes"]
+__all__ = [
+    "FORMAT_VERSIONS",
+    "ORT_VERSION",
+    "check_format_version",
+    "convert_onnx_to_ort",
+    "plan",
+    "save",
+    "to_bytes",
+    "unrepresentable",
+]
 
-#: The format version written (onnxruntime 1.31 writes and reads "6").
+#: The format version written by default (onnxruntime 1.16 and later write and read "6").
 ORT_VERSION = "6"
+
+#: The format versions the writer can write: 5 (onnxruntime 1.13-1.15) and 6 (1.16 on).
+FORMAT_VERSIONS = (5, 6)
+
+# The largest TensorDataType code each format version's schema has: format 5 stops at
+# BFLOAT16 (16); format 6 added the four float8 types (17..20).  onnxruntime refuses a
+# Tensor of any higher code ("Unsupported tensor data type") in every release.
+_MAX_DATA_TYPE = {5: 16, 6: 20}
+# ONNX's names for its data types past the .ort schema (onnx.TensorProto.DataType), for messages.
+_DATA_TYPE_NAME = {code: name for name, code in TENSOR_DATA_TYPE.items()} | {
+    21: "UINT4",
+    22: "INT4",
+    23: "FLOAT4E2M1",
+    24: "FLOAT8E8M0",
+    25: "UINT2",
+    26: "INT2",
+    27: "FLOAT6E2M3",
+    28: "FLOAT6E3M2",
+}
 
 Progress = Callable[[int, int], None]
 
@@ -111,6 +145,116 @@ def _check_alignment(alignment: int) -> int:
 def _check_threads(threads: int | None) -> None:
     if threads is not None and (not isinstance(threads, int) or threads < 1):
         raise EncodeError(f"threads must be None or at least 1, not {threads!r}")
+
+
+def check_format_version(format_version: int) -> int:
+    """``format_version`` if the writer can write it (5 or 6), else :class:`~wireplan.EncodeError`."""
+    if type(format_version) is not int or format_version not in FORMAT_VERSIONS:
+        raise EncodeError(
+            f"format_version must be one of {', '.join(map(str, FORMAT_VERSIONS))} "
+            "(5: onnxruntime 1.13 to 1.15; 6: onnxruntime 1.16 and later), "
+            f"not {format_version!r}"
+        )
+    return int(format_version)
+
+
+def _type_name(code: int) -> str:
+    return _DATA_TYPE_NAME.get(code) or f"data type {code}"
+
+
+def _why(code: int, format_version: int) -> str:
+    if format_version == 5 and code <= _MAX_DATA_TYPE[6]:
+        return (
+            f"{_type_name(code)} is not in format 5 (its data types stop at BFLOAT16; "
+            "format 6 added the float8 types, onnxruntime 1.16): write format_version=6"
+        )
+    return (
+        f"{_type_name(code)} (code {code}) is past the data types of the .ort schema, which "
+        f"stop at {_type_name(_MAX_DATA_TYPE[format_version])} in format {format_version}"
+    )
+
+
+def _type_info_problems(t: TypeInfo | None, path: str, top: int) -> Iterator[tuple[str, str]]:
+    if t is None:
+        return
+    v = t.value
+    if isinstance(v, TensorTypeAndShape):
+        if v.elem_type > top:
+            yield f"{path}.value.elem_type", _why(v.elem_type, 5)
+    elif isinstance(v, SequenceType):
+        yield from _type_info_problems(v.elem_type, f"{path}.value.elem_type", top)
+    elif isinstance(v, MapType):
+        if v.key_type > top:
+            yield f"{path}.value.key_type", _why(v.key_type, 5)
+        yield from _type_info_problems(v.value_type, f"{path}.value.value_type", top)
+
+
+def _tensor_problems(t: Tensor, path: str, format_version: int) -> Iterator[tuple[str, str]]:
+    if t.data_type > _MAX_DATA_TYPE[format_version]:
+        why = f"tensor {t.name!r}: {_why(t.data_type, format_version)}"
+        if t.data_type > _MAX_DATA_TYPE[6]:
+            why += "; onnxruntime refuses such a tensor in any .ort"
+        yield f"{path}.data_type", why
+    if format_version == 5 and t.external_data_offset >= 0:
+        why = (
+            f"tensor {t.name!r}: format 5 has no external_data_offset field (onnxruntime "
+            "added it later, for training checkpoints, without a version bump)"
+        )
+        yield f"{path}.external_data_offset", why
+
+
+def _graph_problems(graph: Graph, path: str, format_version: int) -> Iterator[tuple[str, str]]:
+    for i, t in enumerate(graph.initializers):
+        yield from _tensor_problems(t, f"{path}.initializers[{i}]", format_version)
+    for i, sp in enumerate(graph.sparse_initializers):
+        for part in ("values", "indices"):
+            t = getattr(sp, part)
+            if t is not None:
+                yield from _tensor_problems(
+                    t, f"{path}.sparse_initializers[{i}].{part}", format_version
+                )
+    if format_version == 5:
+        for i, vi in enumerate(graph.node_args):
+            for where, why in _type_info_problems(
+                vi.type, f"{path}.node_args[{i}].type", _MAX_DATA_TYPE[5]
+            ):
+                yield where, f"value {vi.name!r}: {why}"
+    for n, node in enumerate(graph.nodes):
+        for a, attr in enumerate(node.attributes):
+            where = f"{path}.nodes[{n}].attributes[{a}]"
+            if attr.t is not None:
+                yield from _tensor_problems(attr.t, f"{where}.t", format_version)
+            for k, t in enumerate(attr.tensors):
+                yield from _tensor_problems(t, f"{where}.tensors[{k}]", format_version)
+            if attr.g is not None:
+                yield from _graph_problems(attr.g, f"{where}.g", format_version)
+            for k, g in enumerate(attr.graphs):
+                yield from _graph_problems(g, f"{where}.graphs[{k}]", format_version)
+
+
+def unrepresentable(model: OrtModel, format_version: int = 6) -> list[tuple[str, str]]:
+    """``(path, why)`` of everything in ``model`` that format ``format_version`` cannot hold.
+
+    Format 5 (onnxruntime 1.13-1.15) has no float8 data types (codes 17-20)
+    and no ``Tensor.external_data_offset``; no format has data types past
+    20 for tensors (int4, uint4, float4 ...: onnxruntime's loader refuses
+    such a tensor).  Value types (``node_args``) past 20 are left to format
+    6: onnxruntime 1.20 and 1.32 parse them and 1.32 runs int4 values.
+    Empty when the model can be written.
+    """
+    check_format_version(format_version)
+    md = model.model
+    if md is None or md.graph is None:
+        return []
+    return list(_graph_problems(md.graph, "$.model.graph", format_version))
+
+
+def _refuse_unrepresentable(model: OrtModel, format_version: int) -> None:
+    problems = unrepresentable(model, format_version)
+    if problems:
+        path, why = problems[0]
+        more = f" ({len(problems) - 1} more such)" if len(problems) > 1 else ""
+        raise EncodeError(f"format {format_version} cannot hold this model: {why}{more}", path)
 
 
 @functools.cache
@@ -223,7 +367,13 @@ def _typed_node_args(graph: Graph, known: dict[str, int]) -> list[ValueInfo]:
     return out
 
 
-def plan(model: OrtModel, *, alignment: int = 64, float16_casts: bool | None = None) -> BuildResult:
+def plan(
+    model: OrtModel,
+    *,
+    alignment: int = 64,
+    float16_casts: bool | None = None,
+    format_version: int = 6,
+) -> BuildResult:
     """Lay out ``model`` as an .ort file: the metadata packed, the payloads planned.
 
     Computes the ``KernelTypeStrResolver`` (keeping entries the model
@@ -231,9 +381,13 @@ def plan(model: OrtModel, *, alignment: int = 64, float16_casts: bool | None = N
     The model is not modified, except that a node whose ``since_version``
     is 0 (unknown) gets the version of the schema found for it.
     ``float16_casts``: see :func:`save` (what is written gets the Casts,
-    not ``model``).
+    not ``model``).  ``format_version``: 6 (default) or 5; what that
+    version cannot hold (:func:`unrepresentable`) is an
+    :class:`~wireplan.EncodeError` naming the first offending path.
     """
     _check_alignment(alignment)
+    format_version = check_format_version(format_version)
+    _refuse_unrepresentable(model, format_version)
     if casts.wanted(float16_casts):
         model = casts.insert_casts(model)
     md = model.model
@@ -243,8 +397,16 @@ def plan(model: OrtModel, *, alignment: int = 64, float16_casts: bool | None = N
     fixes: dict[int, Any] = {}
     if _needs_types(md.graph):
         _graph_fixes(md.graph, {}, fixes, True)
+        if format_version == 5:
+            for g in fixes.values():
+                for i, vi in enumerate(g.node_args):
+                    for _, why in _type_info_problems(vi.type, "", _MAX_DATA_TYPE[5]):
+                        raise EncodeError(
+                            f"format 5 cannot hold this model: value {vi.name!r}: {why}",
+                            f"$.model.graph.node_args[{i}]",
+                        )
     root = {
-        "ort_version": ORT_VERSION,
+        "ort_version": str(format_version),
         "model": md,
         "kernel_type_str_resolver": resolver,
     }
@@ -313,6 +475,7 @@ def save(
     progress: Progress | None = None,
     durable: bool = True,
     float16_casts: bool | None = None,
+    format_version: int = 6,
 ) -> None:
     """Write ``model`` as an .ort file at ``path``, atomically.
 
@@ -336,11 +499,19 @@ def save(
     on when onnxruntime is installed (its kernel list decides), otherwise
     the graph is written as it is; ``False``: never; ``True``: always
     (an ``EncodeError`` without onnxruntime).
+
+    ``format_version``: 6 (the default; onnxruntime 1.16 and later) or 5
+    (onnxruntime 1.13 to 1.15).  Format 5 has no float8 data types and no
+    ``Tensor.external_data_offset``: a model using them is an
+    ``EncodeError`` naming the tensor or value (see :func:`unrepresentable`).
     """
     _check_threads(threads)
+    check_format_version(format_version)
     om, owned = _open(model)
     try:
-        result = plan(om, alignment=alignment, float16_casts=float16_casts)
+        result = plan(
+            om, alignment=alignment, float16_casts=float16_casts, format_version=format_version
+        )
         write_sized(
             path,
             result.size,
@@ -358,12 +529,16 @@ def to_bytes(
     alignment: int = 64,
     threads: int | None = None,
     float16_casts: bool | None = None,
+    format_version: int = 6,
 ) -> bytearray:
     """The .ort file for ``model`` in memory (a ``bytearray``); see :func:`save`."""
     _check_threads(threads)
+    check_format_version(format_version)
     om, owned = _open(model)
     try:
-        result = plan(om, alignment=alignment, float16_casts=float16_casts)
+        result = plan(
+            om, alignment=alignment, float16_casts=float16_casts, format_version=format_version
+        )
         out = bytearray(result.size)
         _fill(result, out, threads, None)
         return out
@@ -381,11 +556,13 @@ def convert_onnx_to_ort(
     progress: Progress | None = None,
     durable: bool = True,
     float16_casts: bool | None = None,
+    format_version: int = 6,
 ) -> None:
     """Convert the .onnx file ``src`` (inline or external data) to the .ort file ``dst``.
 
     Options as in :func:`save` (``durable=False``: no fsync; ``float16_casts``:
-    Casts around float16 nodes without a float16 CPU kernel; see there).
+    Casts around float16 nodes without a float16 CPU kernel; ``format_version``:
+    6 or 5; see there).
     """
     save(
         os.fspath(src),
@@ -395,4 +572,5 @@ def convert_onnx_to_ort(
         progress=progress,
         durable=durable,
         float16_casts=float16_casts,
+        format_version=format_version,
     )

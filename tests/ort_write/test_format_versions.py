@@ -1,0 +1,165 @@
+"""Format versions 5 and 6: what the writer writes for each and what format 5 refuses."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import onnx
+import onnx.helper as h
+import pytest
+
+from ort_write import models
+from wireplan.errors import EncodeError
+from wireplan.ort import writer
+from wireplan.ort.reader import load
+
+F = onnx.TensorProto.FLOAT
+F8 = onnx.TensorProto.FLOAT8E4M3FN
+
+
+def _model(graph: onnx.GraphProto, opset: int = 19) -> onnx.ModelProto:
+    m = h.make_model(graph, opset_imports=[h.make_opsetid("", opset)])
+    m.ir_version = 9
+    return m
+
+
+def float8_value() -> onnx.ModelProto:
+    """A Cast to float8: a float8 value, no float8 tensor."""
+    g = h.make_graph(
+        [
+            h.make_node("Cast", ["x"], ["q"], to=F8),
+            h.make_node("Cast", ["q"], ["y"], to=F),
+        ],
+        "float8_value",
+        [h.make_tensor_value_info("x", F, [3])],
+        [h.make_tensor_value_info("y", F, [3])],
+    )
+    return _model(g)
+
+
+def float8_initializer() -> onnx.ModelProto:
+    w = h.make_tensor("w8", F8, [3], [1.0, 2.0, 0.5])
+    g = h.make_graph(
+        [h.make_node("Cast", ["w8"], ["w"], to=F), h.make_node("Add", ["x", "w"], ["y"])],
+        "float8_initializer",
+        [h.make_tensor_value_info("x", F, [3])],
+        [h.make_tensor_value_info("y", F, [3])],
+        initializer=[w],
+    )
+    return _model(g)
+
+
+def int4_initializer() -> onnx.ModelProto:
+    w = h.make_tensor("w4", onnx.TensorProto.INT4, [4], [1, -2, 3, 4])
+    g = h.make_graph(
+        [h.make_node("Cast", ["w4"], ["y"], to=F)],
+        "int4_initializer",
+        [],
+        [h.make_tensor_value_info("y", F, [4])],
+        initializer=[w],
+    )
+    return _model(g, 21)
+
+
+@pytest.mark.parametrize("version", [5, 6])
+def test_the_asked_version_is_written(version: int) -> None:
+    buf = writer.to_bytes(models.features(), format_version=version)
+    om = load(bytes(buf))
+    assert om.ort_version == str(version)
+    assert om.kernel_type_str_resolver is not None
+    assert om.kernel_type_str_resolver.op_kernel_type_str_args
+
+
+def test_formats_5_and_6_differ_only_in_the_version_string() -> None:
+    """Without float8 or newer fields, the two formats are the same tables."""
+    five = writer.to_bytes(models.features(), format_version=5)
+    six = writer.to_bytes(models.features(), format_version=6)
+    assert len(five) == len(six)
+    diff = [i for i, (a, b) in enumerate(zip(five, six, strict=True)) if a != b]
+    assert len(diff) == 1 and five[diff[0]] == ord("5") and six[diff[0]] == ord("6")
+
+
+@pytest.mark.parametrize("bad", [0, 1, 4, 7, "6", 6.0, True, None])
+def test_bad_format_version_lists_the_choices(bad: object) -> None:
+    with pytest.raises(EncodeError, match=r"format_version must be one of 5, 6"):
+        writer.to_bytes(models.features(), format_version=bad)  # type: ignore[arg-type]
+
+
+def test_bad_format_version_writes_nothing(tmp_path: Path) -> None:
+    dst = tmp_path / "m.ort"
+    with pytest.raises(EncodeError):
+        writer.save(models.features(), dst, format_version=4)
+    assert not dst.exists()
+
+
+def test_format_5_refuses_a_float8_value_with_its_path() -> None:
+    with pytest.raises(EncodeError) as info:
+        writer.to_bytes(float8_value(), format_version=5)
+    e = info.value
+    assert "FLOAT8E4M3FN" in str(e) and "format 5" in str(e) and "format_version=6" in str(e)
+    assert e.path is not None and e.path.startswith("$.model.graph.node_args[")
+    assert e.path.endswith(".type.value.elem_type")
+    assert load(bytes(writer.to_bytes(float8_value()))).ort_version == "6"
+
+
+def test_format_5_refuses_a_float8_tensor_with_its_path() -> None:
+    with pytest.raises(EncodeError) as info:
+        writer.to_bytes(float8_initializer(), format_version=5)
+    assert info.value.path == "$.model.graph.initializers[0].data_type"
+    assert "'w8'" in str(info.value)
+    problems = writer.unrepresentable(
+        load(bytes(writer.to_bytes(float8_initializer()))), format_version=5
+    )
+    # the tensor and its value (node_arg) w8
+    assert problems[0][0] == "$.model.graph.initializers[0].data_type"
+    assert len(problems) == 2 and problems[1][0].startswith("$.model.graph.node_args[")
+    assert "'w8'" in problems[1][1]
+
+
+def test_format_5_refuses_float8_inside_a_subgraph() -> None:
+    then = h.make_graph(
+        [h.make_node("Constant", [], ["c"], value=h.make_tensor("c8", F8, [1], [1.0]))],
+        "then",
+        [],
+        [h.make_tensor_value_info("c", F8, [1])],
+    )
+    other = h.make_graph(
+        [h.make_node("Constant", [], ["d"], value=h.make_tensor("d8", F8, [1], [2.0]))],
+        "else",
+        [],
+        [h.make_tensor_value_info("d", F8, [1])],
+    )
+    g = h.make_graph(
+        [h.make_node("If", ["b"], ["o"], then_branch=then, else_branch=other)],
+        "sub",
+        [h.make_tensor_value_info("b", onnx.TensorProto.BOOL, [])],
+        [h.make_tensor_value_info("o", F8, [1])],
+    )
+    with pytest.raises(EncodeError) as info:
+        writer.to_bytes(_model(g), format_version=5)
+    assert info.value.path is not None
+    assert info.value.path.startswith("$.model.graph.")
+
+
+def test_format_5_refuses_external_data_offset() -> None:
+    om = load(bytes(writer.to_bytes(models.features())), copy=True)
+    t = om.graph.initializers[0]
+    t.external_data_offset = 0
+    with pytest.raises(EncodeError, match="external_data_offset") as info:
+        writer.to_bytes(om, format_version=5)
+    assert info.value.path == "$.model.graph.initializers[0].external_data_offset"
+
+
+@pytest.mark.parametrize("version", [5, 6])
+def test_tensors_past_the_schema_are_refused_in_every_format(version: int) -> None:
+    """onnxruntime refuses an INT4 (22) Tensor in any .ort ("Unsupported tensor data type")."""
+    with pytest.raises(EncodeError, match=r"INT4 \(code 22\)") as info:
+        writer.to_bytes(int4_initializer(), format_version=version)
+    assert info.value.path == "$.model.graph.initializers[0].data_type"
+    assert "onnxruntime refuses such a tensor" in str(info.value)
+
+
+def test_a_model_without_float8_is_representable_in_5() -> None:
+    om = load(bytes(writer.to_bytes(models.features())))
+    assert writer.unrepresentable(om, 5) == []
+    assert writer.unrepresentable(om, 6) == []
