@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import onnx
 import onnx.helper as h
+import onnxruntime as ort
 import pytest
 
 from ort_write import models
 from wireplan.errors import EncodeError
 from wireplan.ort import writer
 from wireplan.ort.reader import load
+from wireplan.ort.runtime import contrib_op_signature, loadable_format_versions
+from wireplan.ort.writer import FORMAT_VERSIONS
 
 F = onnx.TensorProto.FLOAT
 F8 = onnx.TensorProto.FLOAT8E4M3FN
@@ -163,3 +168,84 @@ def test_a_model_without_float8_is_representable_in_5() -> None:
     om = load(bytes(writer.to_bytes(models.features())))
     assert writer.unrepresentable(om, 5) == []
     assert writer.unrepresentable(om, 6) == []
+
+
+# --- the installed onnxruntime as the oracle --------------------------------------------------
+
+
+def _run(src: bytes | Path, feeds: dict[str, Any]) -> list[Any]:
+    opts = ort.SessionOptions()
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    opts.log_severity_level = 3
+    data = src if isinstance(src, bytes) else str(src)
+    s = ort.InferenceSession(data, opts, providers=["CPUExecutionProvider"])
+    return list(s.run(None, feeds))
+
+
+def _same(a: list[Any], b: list[Any]) -> bool:
+    return len(a) == len(b) and all(
+        np.array_equal(np.asarray(x), np.asarray(y)) for x, y in zip(a, b, strict=True)
+    )
+
+
+def test_loadable_format_versions_of_known_releases() -> None:
+    assert loadable_format_versions("1.15.1") == (1, 2, 3, 4, 5)
+    assert loadable_format_versions("1.20.1") == (1, 2, 3, 4, 5, 6)
+    assert loadable_format_versions("1.32.0") == (1, 2, 3, 4, 5, 6)
+    assert loadable_format_versions("1.16.0rc1") == (1, 2, 3, 4, 5, 6)
+    assert loadable_format_versions("1.13.1") == (5,)
+    assert loadable_format_versions("1.10.0") == (4,)
+    assert loadable_format_versions("1.6.0") == (1, 2)
+    assert loadable_format_versions() == loadable_format_versions(ort.__version__)
+
+
+@pytest.mark.parametrize("version", ["1", "2", "3", "4", "5", "6", "7"])
+def test_loadable_format_versions_is_what_the_loader_accepts(version: str) -> None:
+    """Our format 5 file with its version string patched: the installed loader's version gate."""
+    data = bytearray(writer.to_bytes(models.features(), format_version=5))
+    at = data.index(b"\x01\x00\x00\x005\x00")  # the string "5" (length 1, NUL)
+    data[at + 4] = ord(version)
+    feeds = models.feature_feeds()[0]
+    if int(version) in loadable_format_versions():
+        _run(bytes(data), feeds)
+    else:
+        with pytest.raises(Exception, match="not supported"):
+            _run(bytes(data), feeds)
+
+
+def _feeds(name: str) -> list[dict[str, Any]]:
+    rng = np.random.default_rng(0)
+    if name == "features":
+        return models.feature_feeds()
+    shape = {"contrib": (2, 4), "zipmap": (2, 3), "local_function": (3,)}[name]
+    return [{"x": rng.standard_normal(shape).astype(np.float32)}]
+
+
+@pytest.mark.parametrize(
+    "make",
+    [models.features, models.contrib, models.zipmap, models.local_function],
+    ids=lambda f: f.__name__,
+)
+@pytest.mark.parametrize("version", FORMAT_VERSIONS)
+def test_installed_onnxruntime_runs_each_format_it_loads(
+    make: Any, version: int, tmp_path: Path
+) -> None:
+    """Each format we write runs identically to the .onnx in a release that loads it;
+    a release that does not (1.15 and format 6) refuses it."""
+    model = make()
+    dst = tmp_path / "m.ort"
+    if make is models.contrib and contrib_op_signature("com.microsoft", "FusedMatMul", 1) is None:
+        # onnxruntime 1.15 does not export its contrib schemas: nothing says what FusedMatMul binds
+        with pytest.raises(EncodeError, match=r"no operator schema for com\.microsoft:FusedMatMul"):
+            writer.save(model, dst, format_version=version)
+        return
+    writer.save(model, dst, format_version=version)
+    assert load(dst.read_bytes()).ort_version == str(version)
+    feeds = _feeds(make.__name__)
+    if version not in loadable_format_versions():
+        with pytest.raises(Exception, match=f"version \\[{version}\\] is not supported"):
+            _run(dst, feeds[0])
+        return
+    onnx_model = model.SerializeToString()
+    for feed in feeds:
+        assert _same(_run(dst, feed), _run(onnx_model, feed))

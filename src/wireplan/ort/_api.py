@@ -38,7 +38,10 @@ def convert(src: str | os.PathLike[str], dst: str | os.PathLike[str], **options:
     ``.ort -> .onnx``: :func:`wireplan.ort.onnx_bridge.convert_ort_to_onnx`
     (option ``external_data=False``).  ``.onnx -> .ort``:
     :func:`wireplan.ort.writer.convert_onnx_to_ort` (options ``alignment``,
-    ``threads``, ``progress``, ``float16_casts``).  Both write atomically and take
+    ``threads``, ``progress``, ``float16_casts``, ``format_version`` 6 or 5).
+    ``.ort -> .ort``: :func:`wireplan.ort.writer.convert_ort_to_ort` re-writes
+    a model for another onnxruntime release (``format_version``; formats 1 to 4
+    are read and upgraded; no onnxruntime needed).  All write atomically and take
     ``durable=True``; ``durable=False`` skips the fsyncs (still atomic
     against a failed or killed process, not against power loss; see
     :mod:`wireplan.core.atomic`).
@@ -55,7 +58,12 @@ def convert(src: str | os.PathLike[str], dst: str | os.PathLike[str], **options:
 
         convert_onnx_to_ort(src, dst, **options)
         return
+    if s.endswith(".ort") and d.endswith(".ort"):
+        from wireplan.ort.writer import convert_ort_to_ort
+
+        convert_ort_to_ort(src, dst, **options)
+        return
     raise EncodeError(
         f"cannot tell the conversion from the suffixes of {os.fspath(src)!r} and "
-        f"{os.fspath(dst)!r}: use .ort -> .onnx or .onnx -> .ort"
+        f"{os.fspath(dst)!r}: use .ort -> .onnx, .onnx -> .ort or .ort -> .ort"
     )

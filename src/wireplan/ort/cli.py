@@ -12,7 +12,7 @@ from typing import Any, TextIO
 
 from wireplan.errors import EncodeError
 from wireplan.ort.reader import load, payload_offsets
-from wireplan.ort.schema import FILE_IDENTIFIER
+from wireplan.ort.schema import FILE_IDENTIFIER, FORMAT_RELEASES
 
 __all__ = ["alignment_of", "demo", "inspect", "register", "sniff"]
 
@@ -49,6 +49,8 @@ def inspect(path: str | Path, out: TextIO) -> None:
             f"{path}: ONNX Runtime .ort model, format version {om.ort_version}, {_size(size)}",
             file=out,
         )
+        written, loaded = FORMAT_RELEASES.get(om.ort_version, ("?", "?"))
+        print(f"  onnxruntime: written by {written}; loaded by {loaded}", file=out)
         producer = " ".join(x for x in (md.producer_name, md.producer_version) if x) or "-"
         print(f"  ir_version {md.ir_version}, producer {producer}", file=out)
         opsets = ", ".join(f"{d or 'ai.onnx'} {v}" for d, v in om.opset_imports.items())
@@ -146,10 +148,15 @@ def _cmd_convert(args: argparse.Namespace, out: TextIO) -> int:
         options["external_data"] = args.external_data
         if args.no_float16_casts:
             raise EncodeError("--no-float16-casts applies to .onnx -> .ort conversion only")
+        if args.format_version is not None:
+            raise EncodeError("--format-version applies to conversions that write an .ort only")
     elif args.external_data:
         raise EncodeError("--external-data applies to .ort -> .onnx conversion only")
-    elif args.no_float16_casts:
-        options["float16_casts"] = False
+    else:
+        if args.no_float16_casts:
+            options["float16_casts"] = False
+        if args.format_version is not None:
+            options["format_version"] = args.format_version
     with _progress_bar(True) as progress:
         if progress is not None:
             options["progress"] = progress
@@ -165,7 +172,9 @@ def register(subparsers: Any) -> None:
         help="convert between .ort and .onnx models (the direction follows the suffixes)",
         description=(
             "Convert an .ort model to .onnx (lossless; --external-data puts the weights in "
-            "DST.data at aligned offsets) or an .onnx model to .ort (planned, aligned writer)."
+            "DST.data at aligned offsets), an .onnx model to .ort (planned, aligned writer), "
+            "or an .ort to the .ort format of another onnxruntime release (--format-version; "
+            "formats 1 to 4 are read and upgraded; no onnxruntime needed)."
         ),
     )
     p.add_argument("src", help="the model to read (.ort or .onnx)")
@@ -191,6 +200,15 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="skip fsync: still atomic (temporary file + rename) if the process fails or is "
         "killed, but a power loss or OS crash may leave DST empty or partial",
+    )
+    p.add_argument(
+        "--format-version",
+        type=int,
+        choices=(5, 6),
+        default=None,
+        metavar="{5,6}",
+        help="the .ort format to write: 6 (default; onnxruntime 1.16 and later) or 5 "
+        "(onnxruntime 1.13 to 1.15; no float8 types)",
     )
     p.add_argument(
         "--no-float16-casts",

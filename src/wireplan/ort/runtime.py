@@ -30,6 +30,7 @@ __all__ = [
     "contrib_op_signature",
     "has_kernel",
     "has_typed_kernel",
+    "loadable_format_versions",
     "needs_expansion",
     "session",
     "version",
@@ -57,6 +58,40 @@ def version() -> str:
     import onnxruntime
 
     return str(onnxruntime.__version__)
+
+
+def _release(text: str) -> tuple[int, int]:
+    parts = text.split(".")
+    try:
+        return int(parts[0]), int("".join(c for c in parts[1] if c.isdigit()) or 0)
+    except (IndexError, ValueError):
+        raise WireplanError(f"cannot read the onnxruntime version {text!r}") from None
+
+
+def loadable_format_versions(release: str | None = None) -> tuple[int, ...]:
+    """The .ort format versions an onnxruntime release (default: the installed one) loads.
+
+    For the full builds published on PyPI, from onnxruntime's format
+    history (:data:`wireplan.ort.schema.FORMAT_RELEASES`) and checked by
+    loading files of each version with 1.15.1, 1.20.1 and 1.32.0: 1.16 and
+    later load 1 to 6, 1.15 loads 1 to 5 (1 to 4 by rebuilding the kernel
+    type string resolver from its operator schemas), 1.14 loads 4 and 5,
+    1.13 loads 5, 1.8-1.12 load 4.  Minimal builds load only 5 (and 6 from
+    1.16 on).  A release newer than this module knows is assumed to load
+    what 1.16+ loads.
+    """
+    major, minor = _release(release if release is not None else version())
+    if (major, minor) >= (1, 16):
+        return (1, 2, 3, 4, 5, 6)
+    if (major, minor) >= (1, 15):
+        return (1, 2, 3, 4, 5)
+    if (major, minor) == (1, 14):
+        return (4, 5)
+    if (major, minor) == (1, 13):
+        return (5,)
+    if (major, minor) >= (1, 8):
+        return (4,)
+    return {(1, 7): (1, 2, 3), (1, 6): (1, 2), (1, 5): (1,)}.get((major, minor), ())
 
 
 def session(

@@ -22,6 +22,7 @@ __all__ = [
     "ATTRIBUTE_TYPE",
     "DIMENSION_VALUE_TYPE",
     "FILE_IDENTIFIER",
+    "FORMAT_RELEASES",
     "NODE_TYPE",
     "ORT_SCHEMA",
     "SUPPORTED_VERSIONS",
@@ -35,6 +36,21 @@ FILE_IDENTIFIER = b"ORTM"
 
 #: ``InferenceSession.ort_version`` values onnxruntime 1.31 accepts (it writes "6").
 SUPPORTED_VERSIONS = ("1", "2", "3", "4", "5", "6")
+
+#: For each format version: the onnxruntime releases whose converter wrote it and those
+#: whose loader accepts it.  From onnxruntime's format history (the schema README, its
+#: "ORT model format" page) and, for 1.15.1, 1.20.1 and 1.32.0, from loading such files.
+#: Formats 1-4 load in full builds from 1.14 on only: they rebuild the kernel type string
+#: resolver from operator schemas and ignore saved runtime optimizations; minimal builds
+#: from 1.13 on need format 5 or later.
+FORMAT_RELEASES: dict[str, tuple[str, str]] = {
+    "1": ("1.5", "1.5-1.7; full builds from 1.14"),
+    "2": ("1.6", "1.6-1.7; full builds from 1.14"),
+    "3": ("1.7", "1.7; full builds from 1.14"),
+    "4": ("1.8-1.12", "1.8-1.12; full builds from 1.14"),
+    "5": ("1.13-1.15", "1.13 and later"),
+    "6": ("1.16 and later", "1.16 and later"),
+}
 
 ATTRIBUTE_TYPE = {
     "UNDEFINED": 0,

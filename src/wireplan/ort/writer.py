@@ -30,7 +30,7 @@ import mmap
 import os
 import sys
 from collections.abc import Callable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from wireplan.core.atomic import write_sized
 from wireplan.core.execute import execute
@@ -60,14 +60,12 @@ from wireplan.ort.schema import (
     TENSOR_DATA_TYPE,
 )
 
-if TYPE_CHECKING:
-    pass
-
 __all__ = [
     "FORMAT_VERSIONS",
     "ORT_VERSION",
     "check_format_version",
     "convert_onnx_to_ort",
+    "convert_ort_to_ort",
     "plan",
     "save",
     "to_bytes",
@@ -574,3 +572,109 @@ def convert_onnx_to_ort(
         float16_casts=float16_casts,
         format_version=format_version,
     )
+
+
+# Format versions whose files name kernels by kernel-def hashes and carry no resolver.
+_HASH_FORMATS = ("1", "2", "3", "4")
+
+
+def _refuse_hashed_optimizations(model: OrtModel) -> None:
+    """Runtime optimization records of formats 1-4 name kernels by kernel-def hashes only."""
+    for path, graph in _graphs_with_paths(model.graph, "$.model.graph"):
+        ro = graph.runtime_optimizations
+        if ro is not None and ro.records:
+            raise EncodeError(
+                f"format {model.ort_version} saved runtime optimizations name the kernels they "
+                "produce by kernel-def hashes (produced_nodes) of the release that wrote them; "
+                "format 5 and later have no place for those and name operators instead, which "
+                "the hashes do not tell (onnxruntime 1.13 and later ignore these records when "
+                "they load an old file). Set graph.runtime_optimizations = None on the loaded "
+                "model and save it, or convert the .onnx again",
+                f"{path}.runtime_optimizations",
+            )
+
+
+def _graphs_with_paths(graph: Graph, path: str) -> Iterator[tuple[str, Graph]]:
+    yield path, graph
+    for n, node in enumerate(graph.nodes):
+        for a, attr in enumerate(node.attributes):
+            where = f"{path}.nodes[{n}].attributes[{a}]"
+            if attr.g is not None:
+                yield from _graphs_with_paths(attr.g, f"{where}.g")
+            for k, g in enumerate(attr.graphs):
+                yield from _graphs_with_paths(g, f"{where}.graphs[{k}]")
+
+
+def _rebuild_resolver(model: OrtModel) -> None:
+    """Give a format 1-4 model the resolver its kernel-def hashes stood for, from operator schemas."""
+    try:
+        model.kernel_type_str_resolver = kernel_types.resolver_for(model)
+    except EncodeError as exc:
+        from wireplan.ort.runtime import available, version
+
+        if available():
+            hint = (
+                f" (the installed onnxruntime {version()} does not know it, or does not "
+                "export its operator schemas to Python, as 1.15 does not)"
+            )
+        else:
+            hint = (
+                " (an installed onnxruntime that exports its operator schemas to Python, "
+                "such as 1.20 or later, provides those of its own domains, com.microsoft ...)"
+            )
+        raise EncodeError(
+            f"format {model.ort_version} files carry kernel-def hashes instead of a kernel "
+            "type string resolver, so it is rebuilt from operator schemas, and this one "
+            f"cannot be: {exc.reason}{hint}",
+            exc.path,
+        ) from None
+
+
+def convert_ort_to_ort(
+    src: str | os.PathLike[str],
+    dst: str | os.PathLike[str],
+    *,
+    format_version: int = 6,
+    alignment: int = 64,
+    threads: int | None = None,
+    progress: Progress | None = None,
+    durable: bool = True,
+    float16_casts: bool | None = False,
+) -> None:
+    """Re-write the .ort file ``src`` as format ``format_version`` (6 or 5) at ``dst``.
+
+    Moves a model between onnxruntime releases without onnxruntime: every
+    table is carried over as read (payloads copied straight from the
+    mapping), the ``KernelTypeStrResolver`` entries of the source are kept,
+    and what the target format cannot hold is an
+    :class:`~wireplan.EncodeError` naming it (:func:`unrepresentable`).
+    Formats 1 to 4 (onnxruntime 1.5 to 1.12) have no resolver: their
+    deprecated session state names kernels by kernel-def hashes, which are
+    dropped and replaced by a resolver computed from operator schemas
+    (onnx for the ONNX domains, onnxruntime for its own when installed),
+    as onnxruntime's full builds do when they load such a file; an operator
+    no schema source knows, and saved runtime optimizations (recorded with
+    kernel-def hashes only), are refused.  ``float16_casts`` is off by
+    default: the source already holds the graph as its runtime executes it.
+    Other options as in :func:`save`.
+    """
+    from wireplan.ort.reader import load
+
+    format_version = check_format_version(format_version)
+    _check_alignment(alignment)
+    _check_threads(threads)
+    with load(src) as om:
+        if om.ort_version in _HASH_FORMATS:
+            _refuse_hashed_optimizations(om)
+            if om.kernel_type_str_resolver is None:
+                _rebuild_resolver(om)
+        save(
+            om,
+            dst,
+            alignment=alignment,
+            threads=threads,
+            progress=progress,
+            durable=durable,
+            float16_casts=float16_casts,
+            format_version=format_version,
+        )
