@@ -39,7 +39,7 @@ from wireplan.core.plan import Region, is_power_of_two
 from wireplan.errors import EncodeError
 from wireplan.flatbuffers.builder import MAX_ALIGNMENT, Builder, BuildResult
 from wireplan.ort import casts, kernel_types
-from wireplan.ort.graph import subgraphs, walk_graphs
+from wireplan.ort.graph import subgraphs, walk_graphs, walk_tensors
 from wireplan.ort.model import (
     Dimension,
     DimensionValue,
@@ -201,33 +201,16 @@ def _tensor_problems(t: Tensor, path: str, format_version: int) -> Iterator[tupl
         yield f"{path}.external_data_offset", why
 
 
-def _graph_problems(graph: Graph, path: str, format_version: int) -> Iterator[tuple[str, str]]:
-    for i, t in enumerate(graph.initializers):
-        yield from _tensor_problems(t, f"{path}.initializers[{i}]", format_version)
-    for i, sp in enumerate(graph.sparse_initializers):
-        for part in ("values", "indices"):
-            t = getattr(sp, part)
-            if t is not None:
-                yield from _tensor_problems(
-                    t, f"{path}.sparse_initializers[{i}].{part}", format_version
-                )
+def _graph_problems(graph: Graph, format_version: int) -> Iterator[tuple[str, str]]:
+    """Tensors first (every graph), then value types (format 5 only), in walk order."""
+    for path, t in walk_tensors(graph):
+        yield from _tensor_problems(t, path, format_version)
     if format_version == 5:
-        for i, vi in enumerate(graph.node_args):
-            for where, why in _type_info_problems(
-                vi.type, f"{path}.node_args[{i}].type", _MAX_DATA_TYPE[5]
-            ):
-                yield where, f"value {vi.name!r}: {why}"
-    for n, node in enumerate(graph.nodes):
-        for a, attr in enumerate(node.attributes):
-            where = f"{path}.nodes[{n}].attributes[{a}]"
-            if attr.t is not None:
-                yield from _tensor_problems(attr.t, f"{where}.t", format_version)
-            for k, t in enumerate(attr.tensors):
-                yield from _tensor_problems(t, f"{where}.tensors[{k}]", format_version)
-            if attr.g is not None:
-                yield from _graph_problems(attr.g, f"{where}.g", format_version)
-            for k, g in enumerate(attr.graphs):
-                yield from _graph_problems(g, f"{where}.graphs[{k}]", format_version)
+        for path, g in walk_graphs(graph):
+            for i, vi in enumerate(g.node_args):
+                where = f"{path}.node_args[{i}].type"
+                for at, why in _type_info_problems(vi.type, where, _MAX_DATA_TYPE[5]):
+                    yield at, f"value {vi.name!r}: {why}"
 
 
 def unrepresentable(model: OrtModel, format_version: int = 6) -> list[tuple[str, str]]:
@@ -244,7 +227,7 @@ def unrepresentable(model: OrtModel, format_version: int = 6) -> list[tuple[str,
     md = model.model
     if md is None or md.graph is None:
         return []
-    return list(_graph_problems(md.graph, "$.model.graph", format_version))
+    return list(_graph_problems(md.graph, format_version))
 
 
 def _refuse_unrepresentable(model: OrtModel, format_version: int) -> None:
@@ -580,7 +563,7 @@ _HASH_FORMATS = ("1", "2", "3", "4")
 
 def _refuse_hashed_optimizations(model: OrtModel) -> None:
     """Runtime optimization records of formats 1-4 name kernels by kernel-def hashes only."""
-    for path, graph in _graphs_with_paths(model.graph, "$.model.graph"):
+    for path, graph in walk_graphs(model.graph):
         ro = graph.runtime_optimizations
         if ro is not None and ro.records:
             raise EncodeError(
@@ -592,17 +575,6 @@ def _refuse_hashed_optimizations(model: OrtModel) -> None:
                 "model and save it, or convert the .onnx again",
                 f"{path}.runtime_optimizations",
             )
-
-
-def _graphs_with_paths(graph: Graph, path: str) -> Iterator[tuple[str, Graph]]:
-    yield path, graph
-    for n, node in enumerate(graph.nodes):
-        for a, attr in enumerate(node.attributes):
-            where = f"{path}.nodes[{n}].attributes[{a}]"
-            if attr.g is not None:
-                yield from _graphs_with_paths(attr.g, f"{where}.g")
-            for k, g in enumerate(attr.graphs):
-                yield from _graphs_with_paths(g, f"{where}.graphs[{k}]")
 
 
 def _rebuild_resolver(model: OrtModel) -> None:
