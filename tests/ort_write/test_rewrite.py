@@ -18,6 +18,8 @@ import onnx.helper as h
 import onnxruntime as ort
 import pytest
 from flatbuffers.table import Table
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ort_write import models, old_formats
 from ort_write.fbref import fb_decode
@@ -347,3 +349,27 @@ def test_cli_format_version_errors(tmp_path: Path, capsys: pytest.CaptureFixture
     code, _ = _cli("convert", str(src), str(tmp_path / "x.onnx"), "--format-version", "5")
     assert code != 0
     assert "--format-version applies to conversions that write an .ort" in capsys.readouterr().err
+
+
+@settings(max_examples=20)
+@given(
+    name=st.sampled_from(sorted(CASES)),
+    versions=st.lists(st.sampled_from([5, 6]), min_size=1, max_size=4),
+    alignment=st.sampled_from([4, 64, 4096]),
+)
+def test_any_chain_of_rewrites_keeps_the_tables(
+    name: str, versions: list[int], alignment: int
+) -> None:
+    make, _, _ = CASES[name]
+    if name == "contrib" and not CONTRIB:
+        name, make = "if", if_model
+    data = bytes(writer.to_bytes(make(), format_version=5))
+    first = load(data)
+    for v in versions:
+        data = bytes(
+            writer.to_bytes(load(data), format_version=v, alignment=alignment, float16_casts=False)
+        )
+    last = load(data)
+    assert last.ort_version == str(versions[-1])
+    assert tables(last) == tables(first)
+    assert plain(last.kernel_type_str_resolver) == plain(first.kernel_type_str_resolver)
