@@ -1,19 +1,26 @@
 """Reading .ort models: wireplan's verified zero-copy load next to its peers.
 
-Run: ``.venv/bin/python benchmarks/bench_ort_read.py [--mb 400] [--repeat 5]``
+Run: ``.venv/bin/python benchmarks/bench_ort_read.py [--mb 400] [--repeat 5]
+[--sizes 13,130] [--plot docs/figures]``
 
 Builds a model with about ``--mb`` MB of float32 weights (40 initializers
 feeding a chain of Adds), has onnxruntime write it as .ort, and measures,
 on a warm page cache, medians of ``--repeat`` runs:
 
-1. ``wireplan.ort.load`` (zero copy, every table verified) at 1/100, 1/10
-   and the full weight size: the time must not grow with the weights;
-2. ``onnx.load`` of the same model as an inline .onnx;
+1. at 1/100, 1/10 and the full weight size (and at the ``--sizes``), in
+   rounds (each case once a round, the order rotated, so that load from other
+   jobs falls on all of them alike): ``wireplan.ort.load`` (zero copy, every
+   table verified; 4x the runs), ``load(copy=True, threads=2)`` and
+   ``onnx.load`` of the same model as an inline .onnx.  Zero-copy load must
+   not grow with the weights; a table gives median and min-max per size, and
+   ``--plot DIR`` draws it as ``DIR/ort-read-load.svg`` (needs matplotlib);
+2. at the full size, ``onnx.load`` and zero-copy load from 1. against
+   each other;
 3. reading the same .ort through onnxruntime's shipped flatc readers
    (``ort_flatbuffers_py``): root, every node's name/op/inputs/outputs, every
    initializer's name, dims and ``RawDataAsNumpy`` (also zero copy, but
    unverified);
-4. ``load(copy=True, threads=2)`` next to the floor, the faster of two plain
+4. ``load(copy=True, threads=2)`` (from 1.) next to the floor, the faster of two plain
    parallel reads of the whole file into one new numpy buffer (two threads
    with ``os.preadv``; a mapping and two threads of ``numpy.copyto``);
 5. ``.ort -> .onnx`` (``convert_ort_to_onnx``, inline and with external
@@ -46,6 +53,7 @@ import onnx
 import onnxruntime as ort
 
 import wireplan
+from figures import Series, environment, require, size_plot
 from wireplan.core.buffers import MappedFile
 from wireplan.ort import load
 from wireplan.ort.onnx_bridge import convert_ort_to_onnx
@@ -81,6 +89,34 @@ def median(fn: Callable[..., Any], repeat: int, setup: Callable[[], Any] | None 
         times.append(time.perf_counter() - start)
         del arg
     return statistics.median(times)
+
+
+def in_rounds(cases: dict[str, tuple[Callable[[], Any], int]]) -> dict[str, list[float]]:
+    """Run times of each ``name: (fn, runs)``, timed in rounds after one untimed call each.
+
+    Every round calls every case that has runs left once, the order rotated from
+    round to round, so that load from other jobs falls on all of them alike.
+    """
+    names = list(cases)
+    times: dict[str, list[float]] = {name: [] for name in names}
+    for fn, _ in cases.values():
+        fn()
+    for r in range(max(runs for _, runs in cases.values())):
+        k = r % len(names)
+        for name in names[k:] + names[:k]:
+            fn, runs = cases[name]
+            if r < runs:
+                start = time.perf_counter()
+                fn()
+                times[name].append(time.perf_counter() - start)
+    return times
+
+
+def spread(times: list[float]) -> str:
+    """Median (min-max), in ms."""
+    return (
+        f"{statistics.median(times) * 1e3:.2f} ms ({min(times) * 1e3:.2f}-{max(times) * 1e3:.2f})"
+    )
 
 
 def wireplan_load(path: Path) -> None:
@@ -160,41 +196,59 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--mb", type=float, default=400)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument(
+        "--sizes",
+        type=lambda v: [float(x) for x in v.split(",") if x],
+        default=[],
+        help="more weight sizes (MB, comma-separated) for the load-against-size rows",
+    )
+    ap.add_argument("--plot", type=Path, metavar="DIR", help="write DIR/ort-read-load.svg")
     args = ap.parse_args()
+    if args.plot is not None:
+        require()  # fail now, not after the measurements
     ort.set_default_logger_severity(3)
+    load_before = os.getloadavg()[0]
     work = Path(tempfile.mkdtemp(prefix="wireplan-bench-ort-read-", dir="/tmp"))
     rows: list[tuple[str, float, str]] = []
+    sweep: dict[float, dict[str, list[float]]] = {}
     try:
-        sizes = [args.mb / 100, args.mb / 10, args.mb]
+        sizes = sorted({args.mb / 100, args.mb / 10, args.mb, *args.sizes})
         paths: dict[float, Path] = {}
+        onnx_paths: dict[float, Path] = {}
         for mb in sizes:
             model = build(mb)
             p_onnx = work / f"m{mb:g}.onnx"
             onnx.save(model, str(p_onnx))
             p_ort = work / f"m{mb:g}.ort"
             save_ort(p_onnx, p_ort)
-            paths[mb] = p_ort
+            paths[mb], onnx_paths[mb] = p_ort, p_onnx
             del model
         big_ort = paths[args.mb]
-        big_onnx = work / f"m{args.mb:g}.onnx"
-        for p in (*paths.values(), big_onnx):
+        big_onnx = onnx_paths[args.mb]
+        for p in (*paths.values(), *onnx_paths.values()):
             p.read_bytes()  # warm the page cache
         size_mb = big_ort.stat().st_size / 1e6
 
         for mb in sizes:
-            fn = lambda p=paths[mb]: wireplan_load(p)  # noqa: E731
-            fn()
+            p_ort, p_onnx = paths[mb], onnx_paths[mb]
+            sweep[mb] = in_rounds(
+                {
+                    "zero": (lambda p=p_ort: wireplan_load(p), args.repeat * 4),
+                    "copy": (lambda p=p_ort: copy_load(p), args.repeat),
+                    "onnx": (lambda p=p_onnx: onnx.load(str(p)), args.repeat),
+                }
+            )
             rows.append(
                 (
-                    f"wireplan `load` zero-copy, {paths[mb].stat().st_size / 1e6:.0f} MB .ort",
-                    median(fn, args.repeat * 4),
+                    f"wireplan `load` zero-copy, {p_ort.stat().st_size / 1e6:.3g} MB .ort",
+                    statistics.median(sweep[mb]["zero"]),
                     "",
                 )
             )
         zero = rows[-1][1]
         t = median(lambda: fbs_read(big_ort), args.repeat * 4)
         rows.append(("onnxruntime's flatc readers (unverified, zero-copy)", t, f"{t / zero:.2f}x"))
-        t = median(lambda: onnx.load(str(big_onnx)), args.repeat)
+        t = statistics.median(sweep[args.mb]["onnx"])
         rows.append(("`onnx.load` of the inline .onnx", t, f"{t / zero:.0f}x"))
 
         t_pread = median(lambda: parallel_read(big_ort), args.repeat)
@@ -214,7 +268,7 @@ def main() -> int:
                 f"{t_map / floor:.2f}x floor",
             )
         )
-        t = median(lambda: copy_load(big_ort), args.repeat)
+        t = statistics.median(sweep[args.mb]["copy"])
         rows.append(("wireplan `load(copy=True, threads=2)`", t, f"{t / floor:.2f}x floor"))
         t1 = median(lambda: load(big_ort, copy=True, threads=1), args.repeat)
         rows.append(("wireplan `load(copy=True, threads=1)`", t1, f"{t1 / floor:.2f}x floor"))
@@ -275,6 +329,8 @@ def main() -> int:
                 f"{t / t_ext_save:.2f}x onnx.save ext",
             )
         )
+        ort_mb = {mb: paths[mb].stat().st_size / 1e6 for mb in sizes}
+        onnx_mb = {mb: onnx_paths[mb].stat().st_size / 1e6 for mb in sizes}
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -290,7 +346,73 @@ def main() -> int:
     for name, t, ratio in rows:
         shown = f"{t * 1e3:.2f} ms" if t < 1 else f"{t:.2f} s"
         print(f"| {name} | {shown} | {ratio} |")
+    print()
+    print(
+        f"Load time against size: median (min-max) over rounds, zero-copy {args.repeat * 4} "
+        f"runs, the others {args.repeat}"
+    )
+    print()
+    print(
+        "| .ort size | zero-copy `load` | `load(copy=True, threads=2)` "
+        "| `onnx.load` (inline .onnx) | copy / zero-copy | `onnx.load` / copy |"
+    )
+    print("|---:|---:|---:|---:|---:|---:|")
+    for mb in sizes:
+        zero_t, copy_t, onnx_t = (statistics.median(sweep[mb][k]) for k in ("zero", "copy", "onnx"))
+        print(
+            f"| {ort_mb[mb]:.1f} MB | {spread(sweep[mb]['zero'])} | {spread(sweep[mb]['copy'])} "
+            f"| {spread(sweep[mb]['onnx'])} | {copy_t / zero_t:.1f}x | {onnx_t / copy_t:.1f}x |"
+        )
+    if args.plot is not None:
+        plot(
+            args.plot / "ort-read-load.svg",
+            sizes,
+            sweep,
+            ort_mb,
+            onnx_mb,
+            args.repeat,
+            (load_before, os.getloadavg()[0]),
+        )
     return 0
+
+
+def plot(
+    path: Path,
+    sizes: list[float],
+    sweep: dict[float, dict[str, list[float]]],
+    ort_mb: dict[float, float],
+    onnx_mb: dict[float, float],
+    repeat: int,
+    loadavg: tuple[float, float],
+) -> None:
+    """The load-against-size table as a figure (the same run times)."""
+    series = [
+        Series("wireplan load, zero-copy (every table verified)", "C0", "o"),
+        Series("wireplan load(copy=True, threads=2)", "C2", "s"),
+        Series("onnx.load of the same model as inline .onnx", "C3", "^", "--"),
+    ]
+    for mb in sizes:
+        for s, key in zip(series, ("zero", "copy", "onnx"), strict=True):
+            s.add(ort_mb[mb], sweep[mb][key])
+    gap = max(abs(onnx_mb[mb] / ort_mb[mb] - 1) for mb in sizes)
+    size_plot(
+        path,
+        series,
+        title="Loading a model: time against size (float32 weights, 40 initializers)",
+        xlabel=f".ort file size (MB; the .onnx is within {gap:.1%} of it)",
+        caption=(
+            f"Medians (zero-copy load {repeat * 4} runs, the others {repeat}), bars min-max; "
+            "each round runs every case once, order rotated; warm page cache.\n"
+            + environment(
+                onnxruntime=ort.__version__,
+                onnx=onnx.__version__,
+                numpy=np.__version__,
+                wireplan=wireplan.__version__,
+            )
+            + f".\nShared machine, load average {loadavg[0]:.1f} at the start, {loadavg[1]:.1f} "
+            "at the end: compare the lines at one size, not absolute times."
+        ),
+    )
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """Benchmark: writing .ort files (wireplan's planned writer vs peers).
 
 Run: ``.venv/bin/python benchmarks/bench_ort_write.py [--dir /tmp|/dev/shm] [--mb 400]
-[--nodes 5000] [--repeat 5]``
+[--nodes 5000] [--repeat 5] [--sizes 13,130] [--plot docs/figures]``
 
 Cases, all on the same data in the same run (files under a temporary
 folder in ``--dir``, removed afterwards).  The cases of a group are timed in
@@ -33,6 +33,11 @@ onnxruntime converter, seconds per run, takes part in the first
 2. A model of thousands of small nodes and few weights: the same peers.
 3. onnxruntime session creation from our aligned .ort through
    ``wireplan.ort.runtime`` (zero-copy options) next to creation from the .onnx.
+4. Only with ``--sizes`` or ``--plot``: convert time against size, group 1's
+   wireplan (threads auto), floor and onnxruntime cases at 1/100 and 1/10 of
+   ``--mb`` and at the ``--sizes`` (MiB), in rounds as above; the ``--mb``
+   point is group 1 itself.  A table gives median and min-max per size, and
+   ``--plot DIR`` draws it as ``DIR/ort-write-convert.svg`` (needs matplotlib).
 
 Not measured: cold page cache (the sources are read once first), other
 alignments (they change padding only), the cost of the background writeback
@@ -64,6 +69,7 @@ import onnxruntime as ort
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
+from figures import Series, environment, require, size_plot  # noqa: E402
 from ort_write import models  # noqa: E402
 from ort_write.fbref import FbEncoder  # noqa: E402
 from wireplan.core.atomic import atomic_open, write_bytes  # noqa: E402
@@ -194,9 +200,10 @@ def save_external(model: onnx.ModelProto, path: Path) -> None:
     )
 
 
-def conversion_rows(
-    title: str, src: Path, tmp: Path, repeat: int, slow_repeat: int, data_file: Path | None
-) -> tuple[list[str], list[str]]:
+def conversion_cases(
+    src: Path, tmp: Path, repeat: int, slow_repeat: int, data_file: Path | None, full: bool = True
+) -> list[Case]:
+    """Group 1's cases; without ``full`` only those the size sweep plots (no threads=1, Builder)."""
     warm(src)
     if data_file is not None:
         warm(data_file)
@@ -210,14 +217,19 @@ def conversion_rows(
             lambda: writer.convert_onnx_to_ort(src, dst),
             repeat,
             (dst,),
-        ),
-        Case(
-            "ours_1",
-            "wireplan `convert` (threads=1), durable",
-            lambda: writer.convert_onnx_to_ort(src, dst, threads=1),
-            repeat,
-            (dst,),
-        ),
+        )
+    ]
+    if full:
+        cases.append(
+            Case(
+                "ours_1",
+                "wireplan `convert` (threads=1), durable",
+                lambda: writer.convert_onnx_to_ort(src, dst, threads=1),
+                repeat,
+                (dst,),
+            )
+        )
+    cases += [
         Case(
             "ours_nd",
             "wireplan `convert` (threads auto), `durable=False` (no fsync)",
@@ -243,22 +255,41 @@ def conversion_rows(
                 (tmp / "copy-nofsync.bin",),
             ),
         ]
-    cases += [
+    cases.append(
         Case(
             "ort",
             "(b) onnxruntime `convert_onnx_models_to_ort` (no fsync)",
             lambda: ort_converter(src, out_dir),
             slow_repeat,
             (out_dir,),
-        ),
-        Case(
-            "builder",
-            "(c) flatbuffers Python `Builder`, same buffer, durable write",
-            lambda: stock_builder(src, tmp / "builder.ort"),
-            max(1, repeat // 2),
-            (tmp / "builder.ort",),
-        ),
-    ]
+        )
+    )
+    if full:
+        cases.append(
+            Case(
+                "builder",
+                "(c) flatbuffers Python `Builder`, same buffer, durable write",
+                lambda: stock_builder(src, tmp / "builder.ort"),
+                max(1, repeat // 2),
+                (tmp / "builder.ort",),
+            )
+        )
+    return cases
+
+
+def clear_outputs(tmp: Path) -> None:
+    """Remove what a conversion group wrote, keep its sources."""
+    out_dir = tmp / "ortconv"
+    for f in list(out_dir.iterdir()) if out_dir.is_dir() else []:
+        if f.is_file():
+            f.unlink()
+
+
+def conversion_rows(
+    title: str, src: Path, tmp: Path, repeat: int, slow_repeat: int, data_file: Path | None
+) -> tuple[list[str], list[str], dict[str, Case]]:
+    cases = conversion_cases(src, tmp, repeat, slow_repeat, data_file)
+    dst, dst_nd = tmp / "ours.ort", tmp / "ours-nofsync.ort"
     res = in_rounds(cases, repeat)
     ours, ours_nd = res["ours"].median, res["ours_nd"].median
     rows = [
@@ -287,10 +318,83 @@ def conversion_rows(
         f"{title}: Builder (durable) / durable wireplan = "
         f"{res['builder'].median / ours:.2f} (target >= 3)"
     )
-    for f in list(out_dir.iterdir()):
-        if f.is_file():
-            f.unlink()
-    return rows, targets
+    clear_outputs(tmp)
+    return rows, targets, res
+
+
+SWEEP = ("ours", "floor", "ours_nd", "floor_nd", "ort")
+
+
+def sweep_group(mib: float, tmp: Path, repeat: int, slow_repeat: int) -> dict[str, Case]:
+    """The plotted cases of group 1 on a model of ``mib`` MiB of weights."""
+    src = tmp / "sweep.onnx"
+    save_external(models.weights(int(mib * (1 << 20)), tensors=8), src)
+    res = in_rounds(
+        conversion_cases(src, tmp, repeat, slow_repeat, tmp / "sweep.onnx.data", full=False),
+        repeat,
+    )
+    # Sanity: the durable flag changes no byte.
+    assert (tmp / "ours.ort").read_bytes() == (tmp / "ours-nofsync.ort").read_bytes()
+    clear_outputs(tmp)
+    return res
+
+
+def sweep_rows(points: dict[float, tuple[float, dict[str, Case]]]) -> list[str]:
+    rows = [
+        "| weights | wireplan, durable | plain copy + fsync | wireplan, no fsync "
+        "| plain copy, no fsync | onnxruntime's converter (no fsync) | wireplan / copy, durable "
+        "| wireplan / copy, no fsync | converter / wireplan, no fsync |",
+        "|---:|---|---|---|---|---|---:|---:|---:|",
+    ]
+    for mib, (_, res) in sorted(points.items()):
+        cells = " | ".join(f"{fmt(res[k].median)} ({res[k].spread()})" for k in SWEEP)
+        m = {k: res[k].median for k in SWEEP}
+        rows.append(
+            f"| {mib:g} MiB | {cells} | {m['ours'] / m['floor']:.2f} "
+            f"| {m['ours_nd'] / m['floor_nd']:.2f} | {m['ort'] / m['ours_nd']:.1f} |"
+        )
+    return rows
+
+
+def plot(
+    path: Path,
+    points: dict[float, tuple[float, dict[str, Case]]],
+    repeat: int,
+    slow_repeat: int,
+    loadavg: tuple[float, float],
+    fs: str,
+) -> None:
+    """The convert-against-size table as a figure (the same run times)."""
+    series = {
+        "ours": Series("wireplan convert, durable", "C0", "o"),
+        "floor": Series("plain copy of the weights, + fsync", "C7", "s"),
+        "ours_nd": Series("wireplan convert, no fsync", "C0", "o", "--"),
+        "floor_nd": Series("plain copy of the weights, no fsync", "C7", "s", "--"),
+        "ort": Series("onnxruntime's converter (no fsync)", "C3", "^", "--"),
+    }
+    for _, (size, res) in sorted(points.items()):
+        for key, s in series.items():
+            s.add(size, res[key].times)
+    size_plot(
+        path,
+        list(series.values()),
+        title=f"Converting .onnx (external data) to .ort: time against size ({fs})",
+        xlabel="float32 weights, 8 tensors (MiB; the .onnx.data file)",
+        caption=(
+            f"Medians of {repeat} rounds (the converter {slow_repeat}), bars min-max; a round "
+            "runs every case once, order rotated, each after os.sync().\n"
+            "Solid: durable (fsync of file and folder, then rename); dashed: no fsync "
+            "(onnxruntime's converter does not fsync).\n"
+            + environment(
+                onnxruntime=ort.__version__,
+                onnx=onnx.__version__,
+                numpy=np.__version__,
+                flatbuffers=flatbuffers.__version__,
+            )
+            + f".\nShared machine, load average {loadavg[0]:.1f} at the start, {loadavg[1]:.1f} "
+            "at the end: compare the lines at one size, not absolute times."
+        ),
+    )
 
 
 def session_rows(src_onnx: Path, our_ort: Path, repeat: int, title: str) -> list[str]:
@@ -366,14 +470,24 @@ def emit(lines: list[str]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("--mb", type=int, default=400, help="weight megabytes of the big model")
+    p.add_argument("--mb", type=float, default=400, help="weight MiB of the big model")
     p.add_argument("--nodes", type=int, default=5000, help="nodes of the many-nodes model")
     p.add_argument("--repeat", type=int, default=5, help="rounds per group")
     p.add_argument("--slow-repeat", type=int, default=2, help="rounds with onnxruntime's converter")
     p.add_argument(
         "--dir", default="/tmp", help="folder for the files (/tmp: disk; /dev/shm: tmpfs, no I/O)"
     )
+    p.add_argument(
+        "--sizes",
+        type=lambda v: [float(x) for x in v.split(",") if x],
+        default=[],
+        help="more weight sizes (MiB, comma-separated) for the convert-against-size rows",
+    )
+    p.add_argument("--plot", type=Path, metavar="DIR", help="write DIR/ort-write-convert.svg")
     args = p.parse_args(argv)
+    if args.plot is not None:
+        require()  # fail now, not after the measurements
+    load_before = os.getloadavg()[0]
 
     print("# .ort writing benchmark\n")
     print(
@@ -389,11 +503,12 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="wireplan-bench-ort-write-", dir=args.dir) as t:
         tmp = Path(t)
         big = tmp / "big.onnx"
-        save_external(models.weights(args.mb << 20, tensors=8), big)
-        title = f"{args.mb} MB weights"
-        rows, targets = conversion_rows(
+        save_external(models.weights(int(args.mb * (1 << 20)), tensors=8), big)
+        title = f"{args.mb:g} MB weights"
+        rows, targets, res_big = conversion_rows(
             title, big, tmp, args.repeat, args.slow_repeat, tmp / "big.onnx.data"
         )
+        points = {args.mb: ((tmp / "big.onnx.data").stat().st_size / (1 << 20), res_big)}
         emit(CONVERSION_HEAD + rows + [""])
         writer.convert_onnx_to_ort(big, tmp / "big.ort", alignment=4096)
         emit(OTHER_HEAD + session_rows(big, tmp / "big.ort", args.repeat, title) + [""])
@@ -403,7 +518,9 @@ def main(argv: list[str] | None = None) -> int:
         many = tmp / "many.onnx"
         onnx.save(models.many_nodes(args.nodes), os.fspath(many))
         title_n = f"{args.nodes} nodes"
-        rows_n, targets_n = conversion_rows(title_n, many, tmp, args.repeat, args.slow_repeat, None)
+        rows_n, targets_n, _ = conversion_rows(
+            title_n, many, tmp, args.repeat, args.slow_repeat, None
+        )
         emit(CONVERSION_HEAD + rows_n + [""])
         writer.convert_onnx_to_ort(many, tmp / "many.ort")
         emit(
@@ -413,7 +530,29 @@ def main(argv: list[str] | None = None) -> int:
             + [""]
         )
         emit(["Targets:", ""] + [f"- {x}" for x in targets + targets_n])
-        print(f"\nload average after: {os.getloadavg()[0]:.2f}")
+        if args.sizes or args.plot is not None:
+            shutil.rmtree(tmp / "ortconv", ignore_errors=True)
+            for f in tmp.iterdir():
+                f.unlink()
+            for mib in sorted({args.mb / 100, args.mb / 10, *args.sizes} - {args.mb}):
+                res = sweep_group(mib, tmp, args.repeat, args.slow_repeat)
+                points[mib] = ((tmp / "sweep.onnx.data").stat().st_size / (1 << 20), res)
+                for f in tmp.iterdir():
+                    if f.is_file():
+                        f.unlink()
+            emit(["", "Convert time against size, median (min-max):", "", *sweep_rows(points)])
+        load_after = os.getloadavg()[0]
+        print(f"\nload average after: {load_after:.2f}")
+        if args.plot is not None:
+            fs = "tmpfs" if args.dir.startswith("/dev/shm") else f"files in {args.dir}"
+            plot(
+                args.plot / "ort-write-convert.svg",
+                points,
+                args.repeat,
+                args.slow_repeat,
+                (load_before, load_after),
+                fs,
+            )
     return 0
 
 
