@@ -12,11 +12,10 @@ from __future__ import annotations
 import os
 import platform
 import statistics
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-INSTALL = 'pip install "wireplan[bench]" (or run it as: python3 dev.py bench NAME ...)'
 
 
 @dataclass
@@ -38,7 +37,11 @@ def require() -> Any:
     try:
         import matplotlib
     except ModuleNotFoundError:
-        raise SystemExit(f"--plot needs matplotlib, an optional dependency: {INSTALL}") from None
+        name = Path(sys.argv[0]).stem.removeprefix("bench_")
+        raise SystemExit(
+            "--plot needs matplotlib, an optional dependency of the benchmarks: "
+            f'pip install "wireplan[bench]", or run python3 dev.py bench {name} ...'
+        ) from None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
