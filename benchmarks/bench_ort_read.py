@@ -26,7 +26,7 @@ on a warm page cache, medians of ``--repeat`` runs:
 5. ``.ort -> .onnx`` (``convert_ort_to_onnx``, inline and with external
    data) next to ``onnx.save`` of the same ModelProto.
 
-Not measured: cold-cache I/O (the files are read once before timing), and
+Not measured: cold-cache I/O (the files are read once and synced before timing), and
 onnxruntime session creation (the writer benchmark covers it).  wireplan's
 conversions write atomically (temporary file, fsync, rename); ``onnx.save``
 does not fsync, so a row with ``onnx.save`` plus fsync is shown as well.
@@ -227,6 +227,7 @@ def main() -> int:
         big_onnx = onnx_paths[args.mb]
         for p in (*paths.values(), *onnx_paths.values()):
             p.read_bytes()  # warm the page cache
+        os.sync()  # the new files written back now, not during the timed runs
         size_mb = big_ort.stat().st_size / 1e6
 
         for mb in sizes:
