@@ -109,7 +109,7 @@ def size_plot(
     ax.xaxis.set_minor_locator(ticker.NullLocator())
     low, high = ax.get_ylim()
     subs = (1.0, 2.0, 5.0) if high / low <= 1e3 else (1.0,)
-    ax.yaxis.set_major_locator(ticker.LogLocator(subs=subs))
+    ax.yaxis.set_major_locator(ticker.LogLocator(subs=subs, numticks=20))
     ax.yaxis.set_major_formatter(plain)
     ax.yaxis.set_minor_locator(ticker.NullLocator())
     ax.set_xlabel(xlabel)
