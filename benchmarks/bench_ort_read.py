@@ -14,8 +14,7 @@ on a warm page cache, medians of ``--repeat`` runs:
    ``onnx.load`` of the same model as an inline .onnx.  Zero-copy load must
    not grow with the weights; a table gives median and min-max per size, and
    ``--plot DIR`` draws it as ``DIR/ort-read-load.svg`` (needs matplotlib);
-2. at the full size, ``onnx.load`` and zero-copy load from 1. against
-   each other;
+2. at the full size, ``onnx.load`` over zero-copy load (both from 1.);
 3. reading the same .ort through onnxruntime's shipped flatc readers
    (``ort_flatbuffers_py``): root, every node's name/op/inputs/outputs, every
    initializer's name, dims and ``RawDataAsNumpy`` (also zero copy, but
@@ -45,6 +44,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -234,9 +234,9 @@ def main() -> int:
             p_ort, p_onnx = paths[mb], onnx_paths[mb]
             sweep[mb] = in_rounds(
                 {
-                    "zero": (lambda p=p_ort: wireplan_load(p), args.repeat * 4),
-                    "copy": (lambda p=p_ort: copy_load(p), args.repeat),
-                    "onnx": (lambda p=p_onnx: onnx.load(str(p)), args.repeat),
+                    "zero": (partial(wireplan_load, p_ort), args.repeat * 4),
+                    "copy": (partial(copy_load, p_ort), args.repeat),
+                    "onnx": (partial(onnx.load, str(p_onnx)), args.repeat),
                 }
             )
             rows.append(
@@ -361,7 +361,7 @@ def main() -> int:
     for mb in sizes:
         zero_t, copy_t, onnx_t = (statistics.median(sweep[mb][k]) for k in ("zero", "copy", "onnx"))
         print(
-            f"| {ort_mb[mb]:.1f} MB | {spread(sweep[mb]['zero'])} | {spread(sweep[mb]['copy'])} "
+            f"| {ort_mb[mb]:.3g} MB | {spread(sweep[mb]['zero'])} | {spread(sweep[mb]['copy'])} "
             f"| {spread(sweep[mb]['onnx'])} | {copy_t / zero_t:.1f}x | {onnx_t / copy_t:.1f}x |"
         )
     if args.plot is not None:
