@@ -96,9 +96,11 @@ _DATA_TYPE_NAME = {code: name for name, code in TENSOR_DATA_TYPE.items()} | {
 
 Progress = Callable[[int, int], None]
 
-# Strings onnxruntime requires to be present even when empty.
+# Strings onnxruntime requires to be present even when empty; Node.domain as its own writer
+# does (its Python tools, e.g. the reduced-build config writer, fail on an absent one).
 _KEEP_EMPTY = (
     ("Attribute", "s"),
+    ("Node", "domain"),
     ("ValueInfo", "name"),
     ("OperatorSetId", "domain"),
     ("StringStringEntry", "key"),
