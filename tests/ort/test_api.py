@@ -14,6 +14,7 @@ def test_public_names() -> None:
         "convert",
         "from_onnx",
         "load",
+        "required_operators",
         "save",
         "session",
         "to_bytes",

@@ -7,13 +7,16 @@
 - :func:`save` / :func:`to_bytes` write an .ort with the planned, aligned
   writer (:mod:`wireplan.ort.writer`);
 - :func:`convert` converts files by suffix: ``.ort -> .onnx`` here,
-  ``.onnx -> .ort`` through the planned writer.
+  ``.onnx -> .ort`` through the planned writer;
+- :func:`required_operators` writes the ``required_operators.config`` of a
+  reduced onnxruntime build (:mod:`wireplan.ort.operators`).
 
 ``import wireplan.ort`` does not import ``onnx`` or ``onnxruntime``.
 """
 
 from wireplan.ort._api import convert, from_onnx, to_onnx
 from wireplan.ort.model import OrtModel
+from wireplan.ort.operators import required_operators
 from wireplan.ort.reader import load
 from wireplan.ort.runtime import session
 from wireplan.ort.writer import save, to_bytes
@@ -23,6 +26,7 @@ __all__ = [
     "convert",
     "from_onnx",
     "load",
+    "required_operators",
     "save",
     "session",
     "to_bytes",
