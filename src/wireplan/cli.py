@@ -5,7 +5,8 @@ which may define:
 
 - ``register(subparsers)``: add format-specific subcommands;
 - ``demo(out, workdir)``: its part of ``wireplan demo``;
-- ``sniff(head) -> bool`` and ``inspect(path, out)``: its part of ``wireplan inspect``.
+- ``sniff(head) -> bool`` and ``inspect(path, out)``: its part of ``wireplan inspect``;
+- ``operators(paths, out, type_reduction=)``: ``wireplan inspect --operators`` (.ort only).
 """
 
 from __future__ import annotations
@@ -70,18 +71,35 @@ def _cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _cmd_inspect(args: argparse.Namespace, out: TextIO) -> int:
-    path = Path(args.file)
-    with path.open("rb") as f:
-        head = f.read(64)
+    if args.operators:
+        ort_cli = _format_cli("ort")
+        if ort_cli is None:
+            print(
+                "wireplan: error: --operators needs the .ort support (wireplan.ort)",
+                file=sys.stderr,
+            )
+            return 1
+        ort_cli.operators(args.file, out, type_reduction=args.type_reduction)
+        return 0
+    if args.type_reduction:
+        print("wireplan: error: --type-reduction applies to --operators only", file=sys.stderr)
+        return 2
     formats = {name: mod for name, _, mod in _available()}
-    for name in INSPECT_ORDER:
-        mod = formats.get(name)
-        sniff = getattr(mod, "sniff", None)
-        if mod is not None and sniff is not None and sniff(head):
-            mod.inspect(path, out)
-            return 0
-    print(f"wireplan: {path}: not a format wireplan knows", file=sys.stderr)
-    return 1
+    code = 0
+    for file in args.file:
+        path = Path(file)
+        with path.open("rb") as f:
+            head = f.read(64)
+        for name in INSPECT_ORDER:
+            mod = formats.get(name)
+            sniff = getattr(mod, "sniff", None)
+            if mod is not None and sniff is not None and sniff(head):
+                mod.inspect(path, out)
+                break
+        else:
+            print(f"wireplan: {path}: not a format wireplan knows", file=sys.stderr)
+            code = 1
+    return code
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -114,9 +132,24 @@ def build_parser() -> argparse.ArgumentParser:
     inspect = sub.add_parser(
         "inspect",
         help="describe a file: an EValue or an EValue record file, or an .ort model",
-        description="Describe a file; the format is recognised from its first bytes.",
+        description=(
+            "Describe files; the format is recognised from their first bytes.  With "
+            "--operators, print the required_operators.config of a reduced onnxruntime build "
+            "for the .ort or .onnx models given (several are merged into one config)."
+        ),
     )
-    inspect.add_argument("file", help="the file to describe")
+    inspect.add_argument("file", nargs="+", metavar="FILE", help="the file(s) to describe")
+    inspect.add_argument(
+        "--operators",
+        action="store_true",
+        help="print the required_operators.config for these .ort/.onnx models (as onnxruntime's "
+        "create_config_from_models writes it; an .onnx counts as the .ort we would write)",
+    )
+    inspect.add_argument(
+        "--type-reduction",
+        action="store_true",
+        help="with --operators: add the per-operator types (onnxruntime's --enable_type_reduction)",
+    )
     inspect.set_defaults(handler=_cmd_inspect)
 
     for _, _, mod in _available():

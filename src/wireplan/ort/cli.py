@@ -1,11 +1,11 @@
-"""The .ort part of the ``wireplan`` command line: ``convert``, ``inspect`` and ``demo``."""
+"""The .ort part of the ``wireplan`` command line: ``convert``, ``inspect`` (``--operators``) and ``demo``."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
@@ -14,7 +14,7 @@ from wireplan.errors import EncodeError
 from wireplan.ort.reader import load, payload_offsets
 from wireplan.ort.schema import FILE_IDENTIFIER, FORMAT_RELEASES
 
-__all__ = ["alignment_of", "demo", "inspect", "register", "sniff"]
+__all__ = ["alignment_of", "demo", "inspect", "operators", "register", "sniff"]
 
 #: Alignments above this are reported together.
 _ALIGN_CAP = 4096
@@ -103,6 +103,13 @@ def inspect(path: str | Path, out: TextIO) -> None:
         )
         if records:
             print(f"  runtime optimization records: {records}", file=out)
+
+
+def operators(paths: Sequence[str | Path], out: TextIO, *, type_reduction: bool = False) -> None:
+    """``wireplan inspect --operators``: the required_operators.config of ``paths``, merged."""
+    from wireplan.ort.operators import required_operators
+
+    out.write(required_operators([str(p) for p in paths], type_reduction=type_reduction))
 
 
 @contextmanager
