@@ -52,6 +52,7 @@ from typing import TYPE_CHECKING, Any
 
 from wireplan.core.execute import execute
 from wireplan.errors import EncodeError
+from wireplan.ort.graph import ROOT, subgraphs
 from wireplan.ort.model import (
     Graph,
     MapType,
@@ -164,7 +165,7 @@ class OperatorUsage:
 
     def add(self, model: OrtModel, *, types: bool = True) -> None:
         """Count every node of ``model`` (subgraphs too); record types when ``types``."""
-        _visit(model.graph, {}, self, types, "$.model.graph")
+        _visit(model.graph, {}, self, types, ROOT)
 
     def type_entry(self, domain: str, op_type: str) -> str | None:
         """The JSON written after ``op_type`` under type reduction, or None."""
@@ -280,11 +281,8 @@ def _visit(
         u.ops.setdefault(domain, {}).setdefault(node.since_version, set()).add(node.op_type)
         if types:
             _record(node, (domain, node.op_type), scope, u, where)
-        for j, attr in enumerate(node.attributes):
-            if attr.g is not None:
-                _visit(attr.g, scope, u, types, f"{where}.attributes[{j}].g")
-            for k, g in enumerate(attr.graphs):
-                _visit(g, scope, u, types, f"{where}.attributes[{j}].graphs[{k}]")
+        for sub_path, sub in subgraphs(node, where):
+            _visit(sub, scope, u, types, sub_path)
 
 
 def _is_ort(path: str | os.PathLike[str]) -> bool:
