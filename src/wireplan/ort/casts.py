@@ -12,10 +12,12 @@ implementation for Mul(14)".  :func:`insert_casts` makes that rewrite on
 an :class:`~wireplan.ort.OrtModel`, so that the .ort runs wherever the
 .onnx runs and computes the same outputs.
 
-What it does, per graph (subgraphs included), following onnxruntime 1.31:
+What it does, per graph (subgraphs included), following onnxruntime (checked with
+1.20.1, 1.31.1 and 1.32.0):
 
 1. A node is *unassigned* when no CPU kernel matches its operator version
-   and type binding (:func:`wireplan.ort.runtime.has_typed_kernel`).
+   and type binding (:func:`wireplan.ort.runtime.has_typed_kernel`, which
+   reads the installed onnxruntime's kernel definitions).
 2. A node that does have a float16 kernel but sits between unassigned
    nodes (all its float16 inputs come from them, all its float16 outputs go
    to them, it has a float32 kernel, no subgraph, and produces no graph
@@ -37,11 +39,13 @@ What it does, per graph (subgraphs included), following onnxruntime 1.31:
    like ours widens it back.  This step runs only when step 3 inserted
    something: a model that needs no Cast is returned as it is.
 
-One difference: onnxruntime first inlines a function operator that has no
-kernel for its float16 binding (Softmax-13) and then casts the inlined
-nodes; here the node is cast as a whole (the corpus outputs are identical).
-A Cast whose output a subgraph reads from the outer scope is never
-removed (onnxruntime would have to rename inside the subgraph).
+Before any of this, onnxruntime inlines a function operator no kernel
+matches (a float16 Softmax-13: the CPU provider has float and double
+kernels only) and then casts the inlined nodes; the writer does the same
+in that order (:func:`wireplan.ort.runtime.needs_expansion` when the model
+comes from ONNX, then this pass).  A Cast whose output a subgraph reads
+from the outer scope is never removed (onnxruntime would have to rename
+inside the subgraph).
 
 The model given is not modified; graphs that change are new objects.  Node
 edges, ``max_node_index`` and ``node_args`` (the new values typed float32

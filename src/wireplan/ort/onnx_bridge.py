@@ -29,7 +29,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -947,92 +947,233 @@ def _all_nodes(g: onnx.GraphProto) -> Iterator[onnx.NodeProto]:
                 yield from _all_nodes(sg)
 
 
-def _has_castlike(proto: onnx.ModelProto) -> bool:
-    return any(
-        nd.op_type == "CastLike" and nd.domain in _ONNX_DOMAINS for nd in _all_nodes(proto.graph)
-    )
+#: ``expand(domain, op_type, since_version, binding) -> bool``, asked for each node that has
+#: a function body (as :func:`wireplan.ort.runtime.needs_expansion`).
+ExpandCheck = Callable[[str, str, int, Mapping[str, str]], bool]
+
+# The private domain of the model-local functions expansion makes (inlined at once, never left).
+_EXPAND_DOMAIN = "wireplan.expand"
+_TYPE_NAMES = {code: name.lower() for name, code in TENSOR_DATA_TYPE.items() if code}
 
 
-def _castlike_to_cast(proto: onnx.ModelProto) -> onnx.ModelProto:
-    """``CastLike(x, like)`` as ``Cast(x, to=<element type of like>)`` where shape inference
-    knows that type (a copy of ``proto``; the original is left alone).
+def _as_type(t: onnx.TypeProto | onnx.TensorProto | None) -> onnx.TypeProto:
+    """A value's type (an empty TypeProto when unknown); an initializer's from its tensor."""
+    if isinstance(t, onnx.TensorProto):
+        return onnx.helper.make_tensor_type_proto(t.data_type, list(t.dims))
+    return t if t is not None else onnx.TypeProto()
 
-    That is CastLike's own function body, but onnx's inliner cannot expand it
-    without the types (its body depends on them), and onnxruntime has no
-    CastLike kernel to run it from an .ort.
+
+def _type_string(t: onnx.TypeProto) -> str | None:
+    """A type as onnxruntime spells it in kernel constraints (``"tensor(float16)"``), or None."""
+    kind = t.WhichOneof("value")
+    if kind == "tensor_type":
+        name = _TYPE_NAMES.get(t.tensor_type.elem_type)
+        return None if name is None else f"tensor({name})"
+    if kind == "sequence_type":
+        inner = _type_string(t.sequence_type.elem_type)
+        return None if inner is None else f"seq({inner})"
+    if kind == "optional_type":
+        inner = _type_string(t.optional_type.elem_type)
+        return None if inner is None else f"optional({inner})"
+    return None
+
+
+def _binding(
+    nd: onnx.NodeProto, sig: Signature, types: Mapping[str, onnx.TypeProto | onnx.TensorProto]
+) -> dict[str, str]:
+    """Kernel type string -> type of the first present argument bound to it whose type is known.
+
+    Keys as in onnxruntime's kernel type string resolver: the formal's
+    ``type_str`` when it is a type parameter of the schema, otherwise the
+    formal's name.  Only the last formal can be variadic in ONNX.
     """
-    if not _has_castlike(proto):
-        return proto
-    types = _infer_types(proto)
-
-    def elem_type(name: str) -> int:
-        t = types.get(name)
-        if isinstance(t, onnx.TensorProto):
-            return int(t.data_type)
-        if t is not None and t.WhichOneof("value") == "tensor_type":
-            return int(t.tensor_type.elem_type)
-        return 0
-
-    out = onnx.ModelProto()
-    out.CopyFrom(proto)
-    for nd in _all_nodes(out.graph):
-        if nd.op_type != "CastLike" or nd.domain not in _ONNX_DOMAINS or len(nd.input) != 2:
+    _, formal_in, formal_out, params = sig
+    bound: dict[str, str] = {}
+    for actual, formal in ((nd.input, formal_in), (nd.output, formal_out)):
+        if not formal:
             continue
-        to = elem_type(nd.input[1])
-        if not to:
-            continue  # unknown: left for the inliner
-        kept = []  # saturate (and later ones) exist on Cast too
-        for a in nd.attribute:
-            c = onnx.AttributeProto()
-            c.CopyFrom(a)
-            kept.append(c)
-        del nd.input[1]
-        del nd.attribute[:]
-        nd.op_type = "Cast"
-        nd.attribute.extend([onnx.helper.make_attribute("to", to), *kept])
-    return out
+        for i, name in enumerate(actual):
+            fname, type_str = formal[min(i, len(formal) - 1)]
+            key = type_str if type_str in params else fname
+            if not name or key in bound or name not in types:
+                continue
+            spelled = _type_string(_as_type(types[name]))
+            if spelled is not None:
+                bound[key] = spelled
+    return bound
+
+
+def _function_body(
+    schema: Any,  # onnx.defs.OpSchema; onnx's type stubs lack its function members
+    opset: int,
+    nd: onnx.NodeProto,
+    types: Mapping[str, onnx.TypeProto | onnx.TensorProto],
+) -> onnx.FunctionProto | None:
+    """The function body of ``nd`` at the model's ``opset``, None when the schema has none.
+
+    A context-dependent body is built for this node (its attributes and the
+    types of its inputs; an absent or untyped input gets an empty type), as
+    onnxruntime builds it; a builder that refuses means no body, as there.
+    """
+    raw: bytes = b""
+    try:
+        if schema.has_context_dependent_function:
+            # The builder of the newest version up to the model's opset (onnx's Python
+            # binding only takes a version that has a builder of its own).
+            version = max(
+                (v for v in schema.context_dependent_function_opset_versions if v <= opset),
+                default=None,
+            )
+            if version is not None:
+                raw = schema.get_context_dependent_function_with_opset_version(
+                    version,
+                    nd.SerializeToString(),
+                    [_as_type(types.get(x) if x else None).SerializeToString() for x in nd.input],
+                )
+        elif schema.has_function:
+            raw = schema.get_function_with_opset_version(opset)
+    except Exception:  # onnx raises its own types when a builder refuses the node
+        return None
+    if not raw:
+        return None
+    body = onnx.FunctionProto()
+    body.ParseFromString(raw)
+    if not len(body.node):
+        return None
+    # The body's operators resolve at the model's opset of the schema's domain, as
+    # onnxruntime resolves them once inlined.
+    for o in body.opset_import:
+        if o.domain == schema.domain or {o.domain, schema.domain} <= set(_ONNX_DOMAINS):
+            o.version = opset
+    return body
+
+
+def _opsets(proto: onnx.ModelProto) -> dict[str, int]:
+    return {
+        ("" if o.domain in _ONNX_DOMAINS else o.domain): int(o.version) for o in proto.opset_import
+    }
 
 
 def _expand_function_ops(
     proto: onnx.ModelProto,
-    opsets: dict[str, int],
     lookup: SignatureLookup,
-    expand: Callable[[str, str, int], bool],
-) -> onnx.ModelProto:
-    """Replace the nodes of operators ``expand`` selects by their onnx function bodies."""
-    tried: set[tuple[str, str]] = set()
-    decided: set[tuple[str, str]] = set()  # asked once each: the answer cannot change
-    for _ in range(32):  # bodies may use operators that need expanding in turn
-        wanted: set[tuple[str, str]] = set()
-        for key in {(nd.domain, nd.op_type) for nd in _all_nodes(proto.graph)} - decided:
-            decided.add(key)
-            domain, op_type = key
-            opset = opsets.get("" if domain in _ONNX_DOMAINS else domain)
-            sig = lookup(domain, op_type, opset) if opset is not None else None
-            if sig is not None and expand(domain, op_type, sig[0]):
-                wanted.add(key)
-        if not wanted:
-            break
-        tried |= wanted
-        castlike = ("", "CastLike") in tried
-        if castlike:
-            # CastLike (also from bodies inlined in an earlier round) becomes a Cast
-            proto = _castlike_to_cast(proto)
-            if not _has_castlike(proto):
-                wanted.discard(("", "CastLike"))
-        if not wanted:
-            continue
-        try:
-            proto = onnx.inliner.inline_selected_functions(
-                proto, sorted(wanted), exclude=False, inline_schema_functions=True
+    expand: ExpandCheck,
+) -> tuple[onnx.ModelProto, dict[str, onnx.TypeProto | onnx.TensorProto] | None]:
+    """Replace the nodes ``expand`` selects by their function bodies, as onnxruntime does.
+
+    Every node (subgraphs included) of an operator whose schema has a
+    function body is asked about, with the type binding of its arguments
+    (from onnx shape inference): onnxruntime inlines a node that no kernel
+    matches by version and types, so a float16 Softmax-13 is expanded while
+    a float32 one is kept.  Bodies are taken at the model's opset (built
+    for the node when context-dependent) and inlined by onnx's inliner as
+    model-local functions, so only the selected nodes change.  Repeated
+    while the inlined bodies hold such nodes in turn.  ``proto`` is not
+    modified; it is returned as it is when nothing is expanded.  Also
+    returns the inferred types of the returned model when they were
+    computed (:func:`_infer_types`), else None.
+    """
+    schemas: dict[tuple[str, str, int], Any] = {}  # onnx.defs.OpSchema with a body, or None
+    answers: dict[tuple[str, str, int, tuple[tuple[str, str], ...]], bool] = {}
+
+    def schema_of(domain: str, op_type: str, opset: int) -> Any:
+        key = (domain, op_type, opset)
+        if key not in schemas:
+            found: Any
+            try:
+                found = onnx.defs.get_schema(op_type, opset, domain)
+            except onnx.defs.SchemaError:
+                found = None
+            has_body = found is not None and (
+                found.has_function or found.has_context_dependent_function
             )
-        except Exception as exc:
-            raise EncodeError(
-                f"expanding {sorted(wanted)} into their function bodies failed: {exc}"
-            ) from None
-        if castlike:
-            proto = _castlike_to_cast(proto)  # the bodies just inlined may hold CastLikes
-    return proto
+            schemas[key] = found if has_body else None
+        return schemas[key]
+
+    for _ in range(32):  # bodies may hold nodes that need expanding in turn
+        opsets = _opsets(proto)  # bodies may import more
+        candidates = []
+        for k, nd in enumerate(_all_nodes(proto.graph)):
+            domain = "" if nd.domain in _ONNX_DOMAINS else nd.domain
+            opset = opsets.get(domain)
+            if opset is None or domain == _EXPAND_DOMAIN:
+                continue
+            schema = schema_of(domain, nd.op_type, opset)
+            if schema is not None:
+                candidates.append((k, domain, opset, schema))
+        if not candidates:
+            return proto, None
+        types = _infer_types(proto)
+        chosen: dict[int, onnx.FunctionProto] = {}
+        shared: dict[tuple[str, str, int], onnx.FunctionProto | None] = {}
+        nodes = list(_all_nodes(proto.graph))
+        for k, domain, opset, schema in candidates:
+            nd = nodes[k]
+            sig = lookup(domain, nd.op_type, opset)
+            if sig is None:
+                continue
+            binding = _binding(nd, sig, types)
+            key = (domain, nd.op_type, sig[0], tuple(sorted(binding.items())))
+            if key not in answers:
+                answers[key] = expand(domain, nd.op_type, sig[0], binding)
+            if not answers[key]:
+                continue
+            if schema.has_context_dependent_function:
+                body = _function_body(schema, opset, nd, types)
+            else:
+                skey = (domain, nd.op_type, opset)
+                if skey not in shared:
+                    shared[skey] = _function_body(schema, opset, nd, types)
+                body = shared[skey]
+            if body is not None:
+                chosen[k] = body
+        if not chosen:
+            return proto, types
+        proto = _inline_nodes(proto, chosen)
+    return proto, None
+
+
+def _inline_nodes(
+    proto: onnx.ModelProto, bodies: Mapping[int, onnx.FunctionProto]
+) -> onnx.ModelProto:
+    """A copy of ``proto`` with node ``k`` (in :func:`_all_nodes` order) replaced by ``bodies[k]``.
+
+    Each chosen node becomes the call of a model-local function of a
+    private domain holding its body (one function per distinct body), and
+    onnx's inliner expands the calls: formal parameters are bound to the
+    node's arguments (absent optional inputs included), attribute
+    references resolved, inner names made unique.
+    """
+    out = onnx.ModelProto()
+    out.CopyFrom(proto)
+    names: dict[int, str] = {}  # id of a body -> its function name
+    functions: list[onnx.FunctionProto] = []
+    for k, nd in enumerate(_all_nodes(out.graph)):
+        body = bodies.get(k)
+        if body is None:
+            continue
+        if id(body) not in names:
+            names[id(body)] = f"{body.name or nd.op_type}_{len(functions)}"
+            f = onnx.FunctionProto()
+            f.CopyFrom(body)
+            f.name = names[id(body)]
+            f.domain = _EXPAND_DOMAIN
+            functions.append(f)
+        nd.domain = _EXPAND_DOMAIN
+        nd.op_type = names[id(body)]
+    out.functions.extend(functions)
+    out.opset_import.append(onnx.helper.make_opsetid(_EXPAND_DOMAIN, 1))
+    try:
+        out = onnx.inliner.inline_local_functions(out)
+    except Exception as exc:
+        ops = sorted({f.name.rsplit("_", 1)[0] for f in functions})
+        raise EncodeError(f"expanding {ops} into their function bodies failed: {exc}") from None
+    if len(out.functions) or any(nd.domain == _EXPAND_DOMAIN for nd in _all_nodes(out.graph)):
+        raise EncodeError("function bodies remain after expansion", "$.graph")
+    kept = [o for o in out.opset_import if o.domain != _EXPAND_DOMAIN]
+    del out.opset_import[:]
+    out.opset_import.extend(kept)
+    return out
 
 
 def _memoized(lookup: SignatureLookup) -> SignatureLookup:
@@ -1057,7 +1198,7 @@ def from_onnx(
     signature: SignatureLookup | None = None,
     infer_types: bool = True,
     inline_functions: bool = True,
-    expand: Callable[[str, str, int], bool] | None = None,
+    expand: ExpandCheck | None = None,
 ) -> m.OrtModel:
     """An :class:`~wireplan.ort.model.OrtModel` for an ONNX model, ready for an .ort writer.
 
@@ -1080,11 +1221,13 @@ def from_onnx(
 
     Model-local functions are inlined (``inline_functions``); with
     ``inline_functions=False`` they raise :class:`~wireplan.EncodeError`.
-    ``expand(domain, op_type, since_version)`` is asked for every operator
-    (subgraphs included); where it says True and onnx has a function body
-    for the operator (``CastLike``, ``SequenceMap``, ...), every node of
-    that operator is replaced by the body, repeatedly, as onnxruntime does
-    when it loads an .onnx but not when it loads an .ort.
+    ``expand(domain, op_type, since_version, binding)`` is asked for every
+    node (subgraphs included) of an operator that has a function body in
+    onnx (``CastLike``, ``Softmax``, ``SequenceMap``, ...), with the types
+    bound to its kernel type strings (``{"T": "tensor(float16)"}``); where
+    it says True the node is replaced by the body (built for the node's
+    types when context-dependent), repeatedly, as onnxruntime does when it
+    loads an .onnx but not when it loads an .ort.
     ``kernel_type_str_resolver`` is left ``None`` for the writer to compute.
     Close the result (or use ``with``) to release mapped external data.
     """
@@ -1110,18 +1253,20 @@ def from_onnx(
             ) from None
         if len(proto.functions):
             raise EncodeError("model-local functions remain after inlining", "$.functions")
-    opsets = {
-        ("" if o.domain in _ONNX_DOMAINS else o.domain): int(o.version) for o in proto.opset_import
-    }
     lookup = _memoized(signature or onnx_op_signature)
     # Tens of thousands of small objects: the cyclic GC would rescan the growing model
     # again and again (most of the time for thousands of nodes); what is built is a tree.
     with gc_paused():
+        inferred = None
         if expand is not None:
-            proto = _expand_function_ops(proto, opsets, lookup, expand)
+            proto, inferred = _expand_function_ops(proto, lookup, expand)
+        opsets = _opsets(proto)
         sources = _Sources(base)
         conv = _FromOnnx(sources, lookup, opsets)
-        conv.inferred = _infer_types(proto) if infer_types else {}
+        if infer_types:
+            conv.inferred = inferred if inferred is not None else _infer_types(proto)
+        else:
+            conv.inferred = {}
         try:
             graph = conv.graph(proto.graph, "$.graph", [])
         except BaseException:

@@ -30,6 +30,7 @@ __all__ = [
     "contrib_op_signature",
     "has_kernel",
     "has_typed_kernel",
+    "kernels_known",
     "loadable_format_versions",
     "needs_expansion",
     "session",
@@ -145,7 +146,8 @@ def _contrib_schemas() -> dict[tuple[str, str], list[tuple[int, Signature]]]:
     from onnxruntime.capi import onnxruntime_pybind11_state as C
 
     table: dict[tuple[str, str], list[tuple[int, Signature]]] = {}
-    for s in C.get_all_operator_schema():
+    # Not exported by the PyPI wheels of onnxruntime 1.15 and older.
+    for s in getattr(C, "get_all_operator_schema", list)():
         domain = "" if s.domain in ("", "ai.onnx") else str(s.domain)
         sig: Signature = (
             int(s.since_version),
@@ -178,40 +180,24 @@ def contrib_op_signature(domain: str, op_type: str, opset_version: int) -> Signa
     return best
 
 
+#: onnxruntime's "no end version" for a kernel registered from some operator version on.
+_OPEN_END = 2**31 - 1
+
+Kernel = tuple[int, int, dict[str, frozenset[str]]]
+
+
 @functools.cache
-def _kernels(provider: str) -> dict[tuple[str, str], list[tuple[int, int]]]:
-    from onnxruntime.capi import onnxruntime_pybind11_state as C
+def _kernel_table(provider: str) -> dict[tuple[str, str], list[Kernel]] | None:
+    """``(domain, op_type) -> [(start, end, type constraints)]`` of ``provider``'s kernels.
 
-    table: dict[tuple[str, str], list[tuple[int, int]]] = {}
-    for k in C.get_all_opkernel_def():
-        if k.provider != provider:
-            continue
-        domain = "" if k.domain in ("", "ai.onnx") else str(k.domain)
-        lo, hi = k.version_range
-        table.setdefault((domain, str(k.op_name)), []).append((int(lo), int(hi)))
-    return table
-
-
-def has_kernel(
-    domain: str, op_type: str, since_version: int, provider: str = "CPUExecutionProvider"
-) -> bool:
-    """Whether onnxruntime registers a kernel of ``provider`` for this operator version.
-
-    ``True`` when onnxruntime is not installed (nothing to say otherwise).
+    ``None`` when this onnxruntime build does not export its kernel
+    definitions to Python (the PyPI wheels of 1.15 and older).
     """
-    if not available():
-        return True
-    key = ("" if domain in ("", "ai.onnx") else domain, op_type)
-    return any(lo <= since_version <= hi for lo, hi in _kernels(provider).get(key, ()))
-
-
-@functools.cache
-def _typed_kernels(
-    provider: str,
-) -> dict[tuple[str, str], list[tuple[int, int, dict[str, frozenset[str]]]]]:
     from onnxruntime.capi import onnxruntime_pybind11_state as C
 
-    table: dict[tuple[str, str], list[tuple[int, int, dict[str, frozenset[str]]]]] = {}
+    if not hasattr(C, "get_all_opkernel_def"):
+        return None
+    table: dict[tuple[str, str], list[Kernel]] = {}
     for k in C.get_all_opkernel_def():
         if k.provider != provider:
             continue
@@ -224,6 +210,49 @@ def _typed_kernels(
     return table
 
 
+def kernels_known(provider: str = "CPUExecutionProvider") -> bool:
+    """Whether the installed onnxruntime tells which kernels ``provider`` registers.
+
+    False without onnxruntime, and with builds that do not export their
+    kernel definitions to Python (``get_all_opkernel_def``: the PyPI wheels
+    of onnxruntime 1.15 and older); :func:`has_kernel` and
+    :func:`has_typed_kernel` then answer True.
+    """
+    return available() and _kernel_table(provider) is not None
+
+
+def _version_matches(start: int, end: int, since_version: int) -> bool:
+    """onnxruntime's rule: the kernel's start version, or inside a range that has an end.
+
+    A kernel registered "from ``start`` on" (no end version) does not serve
+    a later operator version: it was written before that version existed.
+    """
+    return start == since_version or (end != _OPEN_END and start <= since_version <= end)
+
+
+def _kernels_for(domain: str, op_type: str, provider: str) -> list[Kernel] | None:
+    table = _kernel_table(provider) if available() else None
+    if table is None:
+        return None
+    return table.get(("" if domain in ("", "ai.onnx") else domain, op_type), [])
+
+
+def has_kernel(
+    domain: str, op_type: str, since_version: int, provider: str = "CPUExecutionProvider"
+) -> bool:
+    """Whether onnxruntime registers a kernel of ``provider`` for this operator version.
+
+    Versions match as onnxruntime matches them: the kernel's start version,
+    or a version inside a range that has an end (a kernel registered "from
+    version 24 on" does not serve version 25).  ``True`` when nothing can
+    be known (:func:`kernels_known`).
+    """
+    kernels = _kernels_for(domain, op_type, provider)
+    if kernels is None:
+        return True
+    return any(_version_matches(lo, hi, since_version) for lo, hi, _ in kernels)
+
+
 def has_typed_kernel(
     domain: str,
     op_type: str,
@@ -234,19 +263,20 @@ def has_typed_kernel(
     """Whether ``provider`` registers a kernel for this operator version and type binding.
 
     ``binding`` maps a kernel type string (``"T"``, ``"T1"``: the schema's
-    type parameters) to the type of the node's first argument bound to it,
-    as onnxruntime spells types (``"tensor(float16)"``).  A kernel matches
-    when its version range holds ``since_version`` and, for each of its
-    type constraints, the bound type (when ``binding`` has one) is among
-    the allowed types; parameters ``binding`` leaves out are not checked,
-    as onnxruntime does for a partial binding.  ``True`` when onnxruntime
-    is not installed (nothing to say otherwise).
+    type parameters, or a formal parameter's name where its type is fixed)
+    to the type of the node's first argument bound to it, as onnxruntime
+    spells types (``"tensor(float16)"``).  A kernel matches when its version
+    matches (see :func:`has_kernel`) and, for each of its type constraints,
+    the bound type (when ``binding`` has one) is among the allowed types;
+    parameters ``binding`` leaves out are not checked, as onnxruntime skips
+    a constraint none of the node's arguments present binds.  ``True``
+    when nothing can be known (:func:`kernels_known`).
     """
-    if not available():
+    kernels = _kernels_for(domain, op_type, provider)
+    if kernels is None:
         return True
-    key = ("" if domain in ("", "ai.onnx") else domain, op_type)
-    for lo, hi, constraints in _typed_kernels(provider).get(key, ()):
-        if lo <= since_version <= hi and all(
+    for lo, hi, constraints in kernels:
+        if _version_matches(lo, hi, since_version) and all(
             binding.get(name) is None or binding[name] in allowed
             for name, allowed in constraints.items()
         ):
@@ -254,14 +284,21 @@ def has_typed_kernel(
     return False
 
 
-def needs_expansion(domain: str, op_type: str, since_version: int) -> bool:
-    """Whether a node must be replaced by its ONNX function body before it goes into an .ort.
+def needs_expansion(
+    domain: str, op_type: str, since_version: int, binding: Mapping[str, str] | None = None
+) -> bool:
+    """Whether a node of a function operator must be replaced by its function body in an .ort.
 
-    onnxruntime expands function operators without a kernel when it loads
-    an .onnx, but not when it loads an .ort, so the writer expands them.
-    ``Constant`` has no kernel either, but onnxruntime turns it into an
-    initializer instead (and so does the writer).
+    When onnxruntime loads an .onnx, a node that no CPU kernel matches (by
+    operator version *and* the types ``binding`` gives, see
+    :func:`has_typed_kernel`) and that has a function body is replaced by
+    the body (a context-dependent body is built for the node's types); the
+    float16 Casts come after that.  When it loads an .ort it does neither,
+    so the writer expands those nodes (it asks this only for nodes that
+    have a function body).  ``Constant`` has no kernel either, but
+    onnxruntime turns it into an initializer instead (and so does the
+    writer).  ``False`` when nothing can be known (:func:`kernels_known`).
     """
     if op_type == "Constant" and domain in ("", "ai.onnx"):
         return False
-    return not has_kernel(domain, op_type, since_version)
+    return not has_typed_kernel(domain, op_type, since_version, binding or {})

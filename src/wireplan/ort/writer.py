@@ -409,7 +409,7 @@ def _open(model: Any) -> tuple[OrtModel, bool]:
     from wireplan.ort.onnx_bridge import from_onnx
     from wireplan.ort.runtime import needs_expansion
 
-    # onnxruntime expands function ops without a kernel for .onnx, not for .ort.
+    # onnxruntime inlines function ops no kernel matches (version, types) for .onnx only.
     return from_onnx(model, signature=kernel_types.signature, expand=needs_expansion), True
 
 
