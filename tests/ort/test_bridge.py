@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -325,14 +326,18 @@ def test_from_onnx_expands_function_ops_on_request() -> None:
         [helper.make_tensor_value_info("w", TensorProto.DOUBLE, [2])],
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
-    asked: list[tuple[str, str, int]] = []
+    asked: list[tuple[str, str, int, dict[str, str]]] = []
 
-    def expand(domain: str, op: str, since: int) -> bool:
-        asked.append((domain, op, since))
+    def expand(domain: str, op: str, since: int, binding: Mapping[str, str]) -> bool:
+        asked.append((domain, op, since, dict(binding)))
         return op in ("CastLike", "Softsign")
 
     om = from_onnx(model, expand=expand)
-    assert ("", "CastLike", 21) in asked and ("", "Softsign", 1) in asked
+    # asked per node with the types bound to its kernel type strings; only function ops
+    assert asked == [
+        ("", "CastLike", 21, {"T1": "tensor(float)", "T2": "tensor(double)"}),
+        ("", "Softsign", 1, {"T": "tensor(double)"}),
+    ]
     ops = [n.op_type for n in om.graph.nodes]
     assert "CastLike" not in ops and "Softsign" not in ops and "Cast" in ops
     assert [n.op_type for n in from_onnx(model).graph.nodes] == ["CastLike", "Softsign"]

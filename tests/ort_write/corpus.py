@@ -16,7 +16,6 @@ import argparse
 import contextlib
 import io
 import os
-import re
 import sys
 import tempfile
 import warnings
@@ -80,7 +79,7 @@ def node_cases() -> list[Case]:
 
     with warnings.catch_warnings(), contextlib.redirect_stderr(io.StringIO()):
         warnings.simplefilter("ignore")
-        cases = node.collect_testcases()
+        cases = node.collect_testcases(None)  # onnx < 1.20 has no default
     out = []
     for c in cases:
         if c.model is None:
@@ -195,46 +194,25 @@ def run_case(case: Case, workdir: Path, *, alignment: int = 64) -> Outcome:
     return Outcome(case.name, "identical")
 
 
-_NO_KERNEL = re.compile(r"Could not find an implementation for (\w+)\((\d+)\)")
-
-
 def explain(outcome: Outcome) -> str | None:
     """Why a miss is not a defect of the file we wrote, or None when it is unexplained.
 
-    - onnxruntime expands ONNX function operators that have no kernel
-      (CastLike, SoftmaxCrossEntropyLoss, ...) when it loads an .onnx, not
-      when it loads an .ort (its own converter saves them expanded);
-    - a value whose type onnx shape inference cannot tell (an unused
-      optional output) has no type in the file, and the .ort loader wants one;
-    - optional types and TYPE_PROTO attributes have no place in the .ort
-      schema (onnxruntime's own converter refuses those models too).
+    Only one reason stands: optional types and TYPE_PROTO attributes have
+    no place in the .ort schema, and onnxruntime's own converter refuses
+    those models too ("We do not support type [9]"); the writer says so
+    with an EncodeError.
 
-    A function op onnx's inliner cannot expand is no longer one either:
-    CastLike, whose body depends on types the inliner does not have, is
-    turned into a Cast from the inferred types first.
-
-    A node without a kernel for its types (float16 operators the CPU provider
-    only has float32 kernels for) is no longer an explanation: the writer
-    inserts the Casts onnxruntime inserts for an .onnx (:mod:`wireplan.ort.casts`).
+    Everything else onnxruntime runs from the .onnx must run identically
+    from our .ort: the writer expands the function operators onnxruntime
+    inlines (no CPU kernel matches their version and types; context-
+    dependent bodies built for the node's types) and inserts the float16
+    Casts it inserts (:mod:`wireplan.ort.casts`), both read from the
+    installed onnxruntime's kernel definitions.
     """
-    if outcome.status == "convert-failed":
-        if "no place in the .ort format" in outcome.detail or "optional types" in outcome.detail:
-            return "not representable in .ort (optional type / TypeProto attribute)"
-        return None
-    if outcome.status != "load-failed":
-        return None
-    m = _NO_KERNEL.search(outcome.detail)
-    if m is not None:
-        from wireplan.ort.runtime import has_kernel
-
-        op, version = m.group(1), int(m.group(2))
-        if not has_kernel("", op, version):
-            return "function op not expanded by onnxruntime for .ort"
-        # A kernel exists for other types: the writer's float16 Casts (wireplan.ort.casts)
-        # should have made the node runnable, so this is a defect.
-        return None
-    if "Null type info" in outcome.detail:
-        return "value without an inferable type"
+    if outcome.status == "convert-failed" and (
+        "no place in the .ort format" in outcome.detail or "optional types" in outcome.detail
+    ):
+        return "not representable in .ort (optional type / TypeProto attribute)"
     return None
 
 
@@ -260,7 +238,9 @@ def summarize(outcomes: Sequence[Outcome]) -> str:
     )
     for (status, reason), n in sorted(reasons.items(), key=lambda kv: -kv[1]):
         if reason is not None:
-            lines.append(f"  {status}, {reason}: {n}")
+            names = [o.name for o in outcomes if o.status == status and explain(o) == reason]
+            listed = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
+            lines.append(f"  {status}, {reason}: {n} ({listed})")
     for o in outcomes:
         if o.status not in ("identical", "onnx-not-runnable") and explain(o) is None:
             lines.append(f"  UNEXPLAINED {o.status}: {o.name}: {o.detail}")
@@ -273,6 +253,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--every", type=int, default=1, help="run every N-th case only")
     p.add_argument("--only", choices=["node", "data"], default=None)
     args = p.parse_args(argv)
+    print(f"onnxruntime {ort.__version__}, onnx {onnx.__version__}")
     groups = []
     if args.only in (None, "node"):
         groups.append(("node cases (collect_testcases)", node_cases()))

@@ -428,12 +428,61 @@ def test_has_typed_kernel_reads_onnxruntime_constraints() -> None:
     assert runtime.has_typed_kernel("", "QLinearMatMul", 21, {**q, "TS": "tensor(float)"})
 
 
-def test_castlike_becomes_cast_from_inferred_types() -> None:
-    # onnx's inliner cannot expand CastLike without types; the bridge turns it
-    # into the Cast its body is, and leaves the caller's model alone
-    from onnx import TensorProto, helper
+# --- function operators: inlined first, as onnxruntime does -----------------------------------
 
-    from wireplan.ort.onnx_bridge import _castlike_to_cast
+
+def softmaxes(opset: int) -> onnx.ModelProto:
+    """A float16 Softmax (no float16 CPU kernel: inlined, then cast) and a float32 one (kept)."""
+    graph = h.make_graph(
+        [
+            h.make_node("Softmax", ["x"], ["y"], axis=0),
+            h.make_node("Softmax", ["f"], ["g"]),
+        ],
+        "softmax",
+        [
+            h.make_tensor_value_info("x", F16, [2, 3]),
+            h.make_tensor_value_info("f", onnx.TensorProto.FLOAT, [2, 3]),
+        ],
+        [
+            h.make_tensor_value_info("y", F16, [2, 3]),
+            h.make_tensor_value_info("g", onnx.TensorProto.FLOAT, [2, 3]),
+        ],
+    )
+    return h.make_model(graph, opset_imports=[h.make_opsetid("", opset)], ir_version=8)
+
+
+def _op_counts(graph: Any) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for n in graph.nodes:
+        counts[n.op_type] = counts.get(n.op_type, 0) + 1
+    return counts
+
+
+@pytest.mark.parametrize("opset", [13, 18, 21])
+def test_float16_function_op_is_inlined_then_cast(opset: int, tmp_path: Path) -> None:
+    """Softmax-13 has kernels for float and double only: onnxruntime inlines the float16 node
+    (the body for the model's opset: ReduceMax with an axes input from 18 on) and casts the
+    inlined nodes; the float32 node keeps its kernel.  Our .ort has the same operators."""
+    model = softmaxes(opset)
+    path = tmp_path / "softmax.ort"
+    writer.save(model, path)
+    rng = np.random.default_rng(opset)
+    feeds = {"x": _f16((2, 3), seed=opset), "f": rng.standard_normal((2, 3)).astype(np.float32)}
+    assert corpus.same(run_ort(path, feeds), run_onnx(model, feeds))
+    oracle = onnxruntime_saved(model, tmp_path)
+    with load(path) as om:
+        assert _op_counts(om.graph) == _op_counts(oracle.graph)
+        assert _op_counts(om.graph)["Softmax"] == 1
+        (kept,) = (n for n in om.graph.nodes if n.op_type == "Softmax")
+        assert kept.inputs == ["f"]
+        reduce_max = next(n for n in om.graph.nodes if n.op_type == "ReduceMax")
+        assert len(reduce_max.inputs) == (2 if opset >= 18 else 1)
+
+
+def test_castlike_is_built_from_the_inferred_types() -> None:
+    """CastLike's body depends on the types (a context-dependent function): built for the node,
+    it is the Cast to the second input's element type; the caller's model is left alone."""
+    from onnx import TensorProto, helper
 
     graph = helper.make_graph(
         [
@@ -449,9 +498,67 @@ def test_castlike_becomes_cast_from_inferred_types() -> None:
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
     before = model.SerializeToString()
-    out = _castlike_to_cast(model)
+    with from_onnx(model, expand=runtime.needs_expansion) as om:
+        ops = [(n.op_type, list(n.inputs), list(n.outputs)) for n in om.graph.nodes]
+        cast = next(n for n in om.graph.nodes if n.op_type == "Cast")
+        assert {a.name: int(a.i) for a in cast.attributes}["to"] == TensorProto.FLOAT16
     assert model.SerializeToString() == before
-    node = out.graph.node[1]
-    assert node.op_type == "Cast" and list(node.input) == ["s"] and list(node.output) == ["y"]
-    assert helper.get_attribute_value(node.attribute[0]) == TensorProto.FLOAT16
-    assert _castlike_to_cast(out) is out  # nothing left to do
+    assert [op for op, _, _ in ops] == ["Shape", "Cast"]
+    assert ops[1][1] == ["s"] and ops[1][2] == ["y"]
+    # Without the expansion, the node stays (onnxruntime has no CastLike kernel for an .ort).
+    with from_onnx(model) as om:
+        assert [n.op_type for n in om.graph.nodes] == ["Shape", "CastLike"]
+
+
+def test_expansion_is_asked_per_node_with_its_type_binding() -> None:
+    asked: list[tuple[str, str, int, dict[str, str]]] = []
+
+    def expand(domain: str, op: str, since: int, binding: Mapping[str, str]) -> bool:
+        asked.append((domain, op, since, dict(binding)))
+        return False
+
+    with from_onnx(softmaxes(21), expand=expand) as om:
+        assert [n.op_type for n in om.graph.nodes] == ["Softmax", "Softmax"]
+    assert sorted(asked, key=str) == [
+        ("", "Softmax", 13, {"T": "tensor(float)"}),
+        ("", "Softmax", 13, {"T": "tensor(float16)"}),
+    ]
+
+
+def test_context_dependent_body_with_an_absent_optional_input() -> None:
+    """Attention-23 with no mask but a past key and value: the body is built with an empty type
+    for the absent input (onnx's own inliner refuses such a node)."""
+    from onnx import TensorProto, helper
+
+    f = TensorProto.FLOAT
+    names = ["q", "k", "v", "", "pk", "pv"]
+    shapes = {"q": [1, 2, 3, 4], "k": [1, 2, 3, 4], "v": [1, 2, 3, 4]}
+    shapes |= {"pk": [1, 2, 2, 4], "pv": [1, 2, 2, 4]}
+    graph = helper.make_graph(
+        [helper.make_node("Attention", names, ["y", "pk2", "pv2"])],
+        "attn",
+        [helper.make_tensor_value_info(x, f, shapes[x]) for x in names if x],
+        [
+            helper.make_tensor_value_info("y", f, [1, 2, 3, 4]),
+            helper.make_tensor_value_info("pk2", f, [1, 2, 5, 4]),
+            helper.make_tensor_value_info("pv2", f, [1, 2, 5, 4]),
+        ],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 23)])
+    with from_onnx(model, expand=lambda *args: True) as om:
+        ops = [n.op_type for n in om.graph.nodes]
+        produced = {y for n in om.graph.nodes for y in n.outputs}
+    assert "Attention" not in ops and "Softmax" not in ops  # inlined, repeatedly
+    assert {"y", "pk2", "pv2"} <= produced
+
+
+def test_kernel_versions_match_as_onnxruntime_matches_them() -> None:
+    """A kernel registered "from version N on" serves N only; a closed range serves its span."""
+    assert runtime.kernels_known()
+    assert runtime.has_kernel("", "Relu", 14)  # Relu's kernel from 14 on
+    assert not runtime.has_kernel("", "Relu", 15)  # ... would not serve a Relu-15
+    assert runtime.has_kernel("", "Relu", 7)  # the kernel for 6-12
+    assert not runtime.has_typed_kernel("", "Relu", 15, {"T": "tensor(float)"})
+    assert runtime.needs_expansion("", "Softmax", 13, {"T": "tensor(float16)"})
+    assert not runtime.needs_expansion("", "Softmax", 13, {"T": "tensor(float)"})
+    assert not runtime.needs_expansion("", "Constant", 21)

@@ -2,7 +2,10 @@
 
 The full-corpus counts come from ``.venv/bin/python tests/ort_write/corpus.py``
 (see docs/ort-write.md); here every 4th node case, the named coverage cases
-and every shipped data model run, and no miss may be unexplained.
+and every shipped data model run.  Every case the installed onnxruntime runs
+from the .onnx must run identically from our .ort; the only miss allowed is
+a model the .ort format cannot hold (``corpus.explain``), which onnxruntime's
+own converter refuses too.
 """
 
 from __future__ import annotations
@@ -43,10 +46,23 @@ COVERAGE = {
     "test_ai_onnx_ml_tree_ensemble_set_membership",
     # function ops onnxruntime only expands for .onnx
     "test_softplus_expanded_ver18",
-    # CastLike, which onnx's inliner cannot expand without types: becomes a Cast
+    # CastLike, a context-dependent function (its body needs the input types)
     "test_affine_grid_2d_expanded",
     "test_affine_grid_3d_align_corners_expanded",
     "test_sce_mean_weight",
+}
+
+#: Function ops onnxruntime inlines although it has kernels for older versions of them: a
+#: kernel registered "from version N on" does not serve a later version (Attention-25 with
+#: the kernel from 24 on, ReduceLogSum-28 with the one from 18 on); context-dependent bodies
+#: with an absent optional input in the middle (LinearAttention-27, CausalConvWithState-27).
+#: Runnable from the .onnx from onnxruntime 1.32 on (opsets 25-28 as onnx 1.23 builds them).
+NEWER_OPSETS = {
+    "test_attention_local_window",
+    "test_reduce_log_sum_default",
+    "test_reduce_log_sum_exp_do_not_keepdims_example",
+    "test_linear_attention_gated",
+    "test_causal_conv_with_state_with_past_state",
 }
 
 
@@ -56,9 +72,11 @@ def node_cases() -> list[corpus.Case]:
 
 
 def _check(outcomes: list[corpus.Outcome]) -> None:
+    """Every case onnxruntime runs from the .onnx is identical from ours, or not representable."""
     bad = [o for o in outcomes if o.status not in ("identical", "onnx-not-runnable")]
     unexplained = [o for o in bad if corpus.explain(o) is None]
     assert unexplained == [], corpus.summarize(outcomes)
+    assert all(o.status == "convert-failed" for o in bad), corpus.summarize(outcomes)
 
 
 def test_node_case_sample(node_cases: list[corpus.Case]) -> None:
@@ -66,9 +84,9 @@ def test_node_case_sample(node_cases: list[corpus.Case]) -> None:
     outcomes = list(corpus.run_all(sample))
     _check(outcomes)
     runnable = [o for o in outcomes if o.status != "onnx-not-runnable"]
-    identical = [o for o in runnable if o.status == "identical"]
-    assert len(runnable) > 300
-    assert len(identical) >= 0.95 * len(runnable)
+    assert len(runnable) > (300 if runtime_at_least(1, 31) else 200)
+    # at most the few models with optional types (3 in the whole corpus at onnx 1.23)
+    assert sum(o.status == "convert-failed" for o in runnable) <= 3
 
 
 def test_coverage_cases(node_cases: list[corpus.Case]) -> None:
@@ -76,6 +94,21 @@ def test_coverage_cases(node_cases: list[corpus.Case]) -> None:
     assert {c.name for c in chosen} == COVERAGE
     outcomes = list(corpus.run_all(chosen, alignment=4096))
     assert {o.name: o.status for o in outcomes} == {name: "identical" for name in COVERAGE}
+
+
+def test_function_ops_of_newer_opsets(node_cases: list[corpus.Case]) -> None:
+    chosen = [c for c in node_cases if c.name in NEWER_OPSETS]
+    outcomes = {o.name: o.status for o in corpus.run_all(chosen)}
+    assert set(outcomes.values()) <= {"identical", "onnx-not-runnable"}
+    if runtime_at_least(1, 32):  # older releases do not know opsets 25-28
+        assert outcomes == {name: "identical" for name in NEWER_OPSETS}
+
+
+def runtime_at_least(major: int, minor: int) -> bool:
+    from wireplan.ort.runtime import version
+
+    numbers = [int(p) for p in version().split(".")[:2]]
+    return (numbers[0], numbers[1]) >= (major, minor)
 
 
 def test_not_representable_cases_fail_clearly(
@@ -99,7 +132,6 @@ def test_data_models() -> None:
     _check(outcomes)
     runnable = [o for o in outcomes if o.status != "onnx-not-runnable"]
     assert len(runnable) >= 100
-    assert all(o.status == "identical" for o in runnable), corpus.summarize(outcomes)
 
 
 def test_maps_and_sequences_of_maps(tmp_path: Path) -> None:
