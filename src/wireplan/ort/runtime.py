@@ -5,7 +5,11 @@ the weights in the file's memory mapping (no copy of the initializers).
 :func:`contrib_op_signature` reports the operator schemas onnxruntime
 registers for its own domains (``com.microsoft`` ...), in the shape of
 :func:`wireplan.ort.onnx_bridge.onnx_op_signature`, for the writer's
-``KernelTypeStrResolver``.
+``KernelTypeStrResolver``.  :func:`has_kernel`, :func:`has_typed_kernel`
+and :func:`needs_expansion` match the installed onnxruntime's kernel
+definitions to a node as onnxruntime's kernel registry does (version and
+type binding): the writer's decisions on function bodies and float16
+Casts follow them.
 
 ``onnxruntime`` is imported when one of these is first called, so importing
 this module is cheap; :func:`available` says whether it is installed.
@@ -146,7 +150,7 @@ def _contrib_schemas() -> dict[tuple[str, str], list[tuple[int, Signature]]]:
     from onnxruntime.capi import onnxruntime_pybind11_state as C
 
     table: dict[tuple[str, str], list[tuple[int, Signature]]] = {}
-    # Not exported by the PyPI wheels of onnxruntime 1.15 and older.
+    # Not exported by the PyPI wheel of onnxruntime 1.15.1.
     for s in getattr(C, "get_all_operator_schema", list)():
         domain = "" if s.domain in ("", "ai.onnx") else str(s.domain)
         sig: Signature = (
@@ -191,7 +195,7 @@ def _kernel_table(provider: str) -> dict[tuple[str, str], list[Kernel]] | None:
     """``(domain, op_type) -> [(start, end, type constraints)]`` of ``provider``'s kernels.
 
     ``None`` when this onnxruntime build does not export its kernel
-    definitions to Python (the PyPI wheels of 1.15 and older).
+    definitions to Python (the PyPI wheel of 1.15.1).
     """
     from onnxruntime.capi import onnxruntime_pybind11_state as C
 
@@ -214,8 +218,8 @@ def kernels_known(provider: str = "CPUExecutionProvider") -> bool:
     """Whether the installed onnxruntime tells which kernels ``provider`` registers.
 
     False without onnxruntime, and with builds that do not export their
-    kernel definitions to Python (``get_all_opkernel_def``: the PyPI wheels
-    of onnxruntime 1.15 and older); :func:`has_kernel` and
+    kernel definitions to Python (``get_all_opkernel_def``: the PyPI wheel
+    of onnxruntime 1.15.1); :func:`has_kernel` and
     :func:`has_typed_kernel` then answer True.
     """
     return available() and _kernel_table(provider) is not None
