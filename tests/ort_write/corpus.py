@@ -7,7 +7,7 @@ from its .onnx form is outside the corpus), convert it with
 same inputs and compare the outputs exactly (NaN equal to NaN).
 
 Run as a script for the full-corpus counts:
-``.venv/bin/python tests/ort_write/corpus.py [--alignment 64] [--every N]``.
+``.venv/bin/python tests/ort_write/corpus.py [--alignment 64] [--every N] [--format-version 5]``.
 """
 
 from __future__ import annotations
@@ -158,7 +158,16 @@ def _options() -> ort.SessionOptions:
     return opts
 
 
-def run_case(case: Case, workdir: Path, *, alignment: int = 64) -> Outcome:
+def newest_format() -> int:
+    """The newest .ort format version we write that the installed onnxruntime loads."""
+    from wireplan.ort.runtime import loadable_format_versions
+
+    return max(v for v in loadable_format_versions() if v in (5, 6))
+
+
+def run_case(
+    case: Case, workdir: Path, *, alignment: int = 64, format_version: int | None = None
+) -> Outcome:
     onnx_path = workdir / "model.onnx"
     ort_path = workdir / "model.ort"
     onnx.save(case.model, os.fspath(onnx_path))
@@ -171,7 +180,12 @@ def run_case(case: Case, workdir: Path, *, alignment: int = 64) -> Outcome:
     except Exception as exc:
         return Outcome(case.name, "onnx-not-runnable", str(exc).splitlines()[0][:200])
     try:
-        writer.save(case.model, ort_path, alignment=alignment)
+        writer.save(
+            case.model,
+            ort_path,
+            alignment=alignment,
+            format_version=format_version or newest_format(),
+        )
     except WireplanError as exc:
         return Outcome(case.name, "convert-failed", str(exc)[:300])
     try:
@@ -216,10 +230,12 @@ def explain(outcome: Outcome) -> str | None:
     return None
 
 
-def run_all(cases: Sequence[Case], *, alignment: int = 64) -> Iterator[Outcome]:
+def run_all(
+    cases: Sequence[Case], *, alignment: int = 64, format_version: int | None = None
+) -> Iterator[Outcome]:
     with tempfile.TemporaryDirectory(prefix="wireplan-corpus-") as tmp:
         for case in cases:
-            yield run_case(case, Path(tmp), alignment=alignment)
+            yield run_case(case, Path(tmp), alignment=alignment, format_version=format_version)
 
 
 def summarize(outcomes: Sequence[Outcome]) -> str:
@@ -252,15 +268,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--alignment", type=int, default=64)
     p.add_argument("--every", type=int, default=1, help="run every N-th case only")
     p.add_argument("--only", choices=["node", "data"], default=None)
+    p.add_argument(
+        "--format-version",
+        type=int,
+        choices=[5, 6],
+        default=None,
+        help="the .ort format we write (default: the newest the installed onnxruntime loads)",
+    )
     args = p.parse_args(argv)
-    print(f"onnxruntime {ort.__version__}, onnx {onnx.__version__}")
+    fmt = args.format_version or newest_format()
+    print(f"onnxruntime {ort.__version__}, onnx {onnx.__version__}, format {fmt}")
     groups = []
     if args.only in (None, "node"):
         groups.append(("node cases (collect_testcases)", node_cases()))
     if args.only in (None, "data"):
         groups.append(("models under onnx/backend/test/data", data_cases()))
     for title, cases in groups:
-        outcomes = list(run_all(cases[:: args.every], alignment=args.alignment))
+        outcomes = list(run_all(cases[:: args.every], alignment=args.alignment, format_version=fmt))
         print(f"## {title}")
         print(summarize(outcomes))
         notrun = [o for o in outcomes if o.status == "onnx-not-runnable"]

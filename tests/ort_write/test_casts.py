@@ -171,12 +171,28 @@ def _f16(shape: tuple[int, ...], seed: int = 0) -> np.ndarray[Any, np.dtype[np.f
 # --- the corpus cases ------------------------------------------------------------------------
 
 
+def _newest() -> bool:
+    """onnxruntime 1.31 or later: runs every case of onnx 1.23's corpus named here."""
+    major, minor = (int(p) for p in runtime.version().split(".")[:2])
+    return (major, minor) >= (1, 31)
+
+
+def _runs(model: onnx.ModelProto) -> bool:
+    """Whether the installed onnxruntime runs ``model`` from the .onnx (creates a session)."""
+    try:
+        ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    except Exception:
+        return False
+    return True
+
+
 def test_float16_corpus_cases_load_and_match_the_onnx_run(
     float16_cases: dict[str, corpus.Case], tmp_path: Path
 ) -> None:
-    assert set(float16_cases) == FLOAT16_CASES
     outcomes = {c.name: corpus.run_case(c, tmp_path).status for c in float16_cases.values()}
-    assert outcomes == {name: "identical" for name in FLOAT16_CASES}
+    assert set(outcomes.values()) <= {"identical", "onnx-not-runnable"}
+    if _newest():  # older releases (and onnx builds) lack these opsets or cases
+        assert outcomes == {name: "identical" for name in FLOAT16_CASES}
 
 
 @pytest.mark.parametrize("name", sorted(FLOAT16_CASES))
@@ -184,6 +200,8 @@ def test_casts_are_the_ones_onnxruntime_inserts(
     float16_cases: dict[str, corpus.Case], name: str, tmp_path: Path
 ) -> None:
     """Same Casts as onnxruntime's saved graph: only float16 arguments (QLinearMatMul: its scales)."""
+    if not _newest() and (name not in float16_cases or not _runs(float16_cases[name].model)):
+        return  # a case this release does not run from the .onnx: no oracle
     model = float16_cases[name].model
     with load(writer.to_bytes(model)) as ours:
         oracle = onnxruntime_saved(model, tmp_path)
@@ -464,8 +482,11 @@ def test_float16_function_op_is_inlined_then_cast(opset: int, tmp_path: Path) ->
     (the body for the model's opset: ReduceMax with an axes input from 18 on) and casts the
     inlined nodes; the float32 node keeps its kernel.  Our .ort has the same operators."""
     model = softmaxes(opset)
+    if not _runs(model):
+        assert not _newest()  # onnxruntime 1.15 knows opsets up to 19
+        return
     path = tmp_path / "softmax.ort"
-    writer.save(model, path)
+    writer.save(model, path, format_version=corpus.newest_format())
     rng = np.random.default_rng(opset)
     feeds = {"x": _f16((2, 3), seed=opset), "f": rng.standard_normal((2, 3)).astype(np.float32)}
     assert corpus.same(run_ort(path, feeds), run_onnx(model, feeds))
@@ -496,7 +517,7 @@ def test_castlike_is_built_from_the_inferred_types() -> None:
         ],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT16, [2])],
     )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)])
     before = model.SerializeToString()
     with from_onnx(model, expand=runtime.needs_expansion) as om:
         ops = [(n.op_type, list(n.inputs), list(n.outputs)) for n in om.graph.nodes]
@@ -552,9 +573,40 @@ def test_context_dependent_body_with_an_absent_optional_input() -> None:
     assert {"y", "pk2", "pv2"} <= produced
 
 
+#: (domain, op_type, since_version, binding, whether the CPU provider has a kernel) in every
+#: release from 1.15.1 to 1.32.0.
+KERNEL_FACTS = [
+    ("", "Mul", 14, {"T": "tensor(float16)"}, False),
+    ("", "Mul", 14, {"T": "tensor(float)"}, True),
+    ("", "Softmax", 13, {"T": "tensor(float16)"}, False),
+    ("", "Softmax", 13, {"T": "tensor(double)"}, True),
+    ("", "CastLike", 15, {"T1": "tensor(float)", "T2": "tensor(double)"}, False),
+    ("", "Transpose", 13, {"T": "tensor(float16)"}, True),
+    ("", "Relu", 14, {"T": "tensor(float)"}, True),
+    ("", "Relu", 14, {"T": "tensor(float16)"}, False),
+    ("", "Concat", 13, {"T": "tensor(float16)"}, True),
+]
+
+
+def test_kernel_facts_from_the_definitions_or_a_one_node_file() -> None:
+    """The kernel definitions onnxruntime exports, and where a release does not export them
+    (1.15.1) a one-node .ort it loads or refuses, say the same."""
+    key = runtime._probe  # the answer of onnxruntime's own loader
+    for domain, op, since, binding, expected in KERNEL_FACTS:
+        assert runtime.has_typed_kernel(domain, op, since, binding) is expected, (op, binding)
+        assert key(domain, op, since, tuple(sorted(binding.items())), "CPUExecutionProvider") is (
+            expected
+        ), (op, binding)
+    # what the probe cannot build counts as a kernel (no expansion, no Casts)
+    assert key("", "SequenceMap", 17, (("S", "seq(tensor(float))"),), "CPUExecutionProvider")
+
+
 def test_kernel_versions_match_as_onnxruntime_matches_them() -> None:
     """A kernel registered "from version N on" serves N only; a closed range serves its span."""
-    assert runtime.kernels_known()
+    if not runtime.kernels_known():  # onnxruntime 1.15.1 exports no kernel definitions
+        assert runtime.version().startswith("1.15.")
+        assert runtime.needs_expansion("", "Softmax", 13, {"T": "tensor(float16)"})
+        return
     assert runtime.has_kernel("", "Relu", 14)  # Relu's kernel from 14 on
     assert not runtime.has_kernel("", "Relu", 15)  # ... would not serve a Relu-15
     assert runtime.has_kernel("", "Relu", 7)  # the kernel for 6-12

@@ -23,9 +23,11 @@ What it does, per graph (subgraphs included), following onnxruntime (checked wit
    to them, it has a float32 kernel, no subgraph, and produces no graph
    output) is made unassigned too, which saves a Cast pair around it.
 3. In topological order, every unassigned node without a subgraph that has
-   a float16 input gets one Cast to float32 per float16 input value (shared
-   by every such node of the graph that reads it) and one Cast back to
-   float16 per float16 output; a ``dtype`` attribute of FLOAT16 becomes
+   a float16 input and a float32 kernel gets one Cast to float32 per
+   float16 input value (shared by every such node of the graph that reads
+   it) and one Cast back to float16 per float16 output (onnxruntime casts
+   a node without a float32 kernel too, then fails to load the model; here
+   it is left as it is, so that a second pass over the result is a no-op); a ``dtype`` attribute of FLOAT16 becomes
    FLOAT.  Only the float16 arguments are cast (QLinearMatMul-21 with
    float16 scales keeps its uint8 tensors).  The new Cast nodes and values
    are named ``InsertedPrecisionFreeCast_<value>`` (made unique), their
@@ -354,6 +356,8 @@ class _Pass:
             n = nodes[i]
             if not unassigned[i] or has_subgraph(n):
                 continue
+            if not self._kernel(n, types, {_FLOAT16: _FLOAT}):
+                continue  # no float32 kernel either: Casts would not make it run
             inputs = list(n.inputs)
             for j, x in enumerate(inputs):
                 if x and elem.get(x) == _FLOAT16:

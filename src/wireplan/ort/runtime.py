@@ -23,6 +23,8 @@ import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from wireplan.errors import WireplanError
 
 if TYPE_CHECKING:  # annotations only: kernel_types imports this module when it asks onnxruntime
@@ -215,14 +217,106 @@ def _kernel_table(provider: str) -> dict[tuple[str, str], list[Kernel]] | None:
 
 
 def kernels_known(provider: str = "CPUExecutionProvider") -> bool:
-    """Whether the installed onnxruntime tells which kernels ``provider`` registers.
+    """Whether the installed onnxruntime's kernel definitions are read (False without it).
 
-    False without onnxruntime, and with builds that do not export their
-    kernel definitions to Python (``get_all_opkernel_def``: the PyPI wheel
-    of onnxruntime 1.15.1); :func:`has_kernel` and
-    :func:`has_typed_kernel` then answer True.
+    Builds that do not export them to Python (``get_all_opkernel_def``:
+    the PyPI wheel of onnxruntime 1.15.1) are asked by loading a one-node
+    .ort instead (:func:`has_typed_kernel`).
     """
     return available() and _kernel_table(provider) is not None
+
+
+def _type_info(spelled: str) -> Any:
+    """A ``wireplan.ort.model.TypeInfo`` for ``"tensor(float16)"`` / ``"seq(tensor(int64))"``."""
+    from wireplan.ort import model as m
+    from wireplan.ort.schema import TENSOR_DATA_TYPE
+
+    if spelled.startswith("tensor(") and spelled.endswith(")"):
+        code = TENSOR_DATA_TYPE.get(spelled[7:-1].upper())
+        return None if code is None else m.TypeInfo(value=m.TensorTypeAndShape(elem_type=code))
+    if spelled.startswith("seq(") and spelled.endswith(")"):
+        inner = _type_info(spelled[4:-1])
+        return None if inner is None else m.TypeInfo(value=m.SequenceType(elem_type=inner))
+    return None
+
+
+@functools.cache
+def _probe(
+    domain: str,
+    op_type: str,
+    since_version: int,
+    binding: tuple[tuple[str, str], ...],
+    provider: str,
+) -> bool:
+    """Whether onnxruntime finds a kernel for a one-node .ort of this operator and binding.
+
+    For builds without exported kernel definitions.  The node gets an
+    argument for each formal whose type the binding (or the schema, for a
+    fixed type) gives and none for the others, so onnxruntime checks
+    exactly the bound types; loading an .ort runs its kernel lookup and
+    nothing else (no inlining, no Casts), and only "Could not find an
+    implementation" means no kernel.  Anything that cannot be asked
+    (an operator no schema source knows, a type .ort cannot hold, a
+    release that loads neither format 5 nor 6) answers True.
+    """
+    import onnxruntime as ort
+
+    from wireplan.errors import EncodeError
+    from wireplan.ort import kernel_types, writer
+    from wireplan.ort import model as m
+
+    sig = kernel_types.signature(domain, op_type, since_version)
+    formats = [v for v in loadable_format_versions() if v in (5, 6)]
+    if sig is None or sig[0] != since_version or not formats:
+        return True
+    _, formal_in, formal_out, params = sig
+    bound = dict(binding)
+    args: list[Any] = []
+
+    def arg(prefix: str, k: int, fname: str, type_str: str) -> str:
+        spelled = bound.get(type_str if type_str in params else fname)
+        if spelled is None and type_str not in params:
+            spelled = type_str  # a fixed type, e.g. tensor(int64)
+        t = _type_info(spelled) if spelled is not None else None
+        if t is None:
+            return ""
+        args.append(m.ValueInfo(name=f"{prefix}{k}", type=t))
+        return f"{prefix}{k}"
+
+    inputs = [arg("i", k, f, t) for k, (f, t) in enumerate(formal_in)]
+    outputs = [arg("o", k, f, t) for k, (f, t) in enumerate(formal_out)]
+    while inputs and not inputs[-1]:
+        inputs.pop()
+    if "" in inputs or "" in outputs:
+        args.append(m.ValueInfo(name=""))  # an absent argument, as onnxruntime lists it
+    node = m.Node(
+        domain=domain,
+        since_version=since_version,
+        op_type=op_type,
+        inputs=inputs,
+        outputs=outputs,
+        input_arg_counts=np.ones(len(inputs), dtype="<i4"),
+    )
+    opsets = [m.OperatorSetId(domain, since_version)]
+    graph = m.Graph(
+        node_args=args,
+        nodes=[node],
+        max_node_index=1,
+        inputs=[x for x in inputs if x],
+        outputs=[y for y in outputs if y],
+    )
+    probe = m.OrtModel(model=m.Model(ir_version=8, opset_import=opsets, graph=graph))
+    try:
+        buf = writer.to_bytes(probe, float16_casts=False, format_version=formats[-1])
+    except EncodeError:
+        return True
+    opts = ort.SessionOptions()
+    opts.log_severity_level = 4
+    try:
+        ort.InferenceSession(bytes(buf), sess_options=opts, providers=[provider])
+    except Exception as exc:  # onnxruntime raises its own pybind exception types
+        return "Could not find an implementation for" not in str(exc)
+    return True
 
 
 def _version_matches(start: int, end: int, since_version: int) -> bool:
@@ -248,12 +342,15 @@ def has_kernel(
 
     Versions match as onnxruntime matches them: the kernel's start version,
     or a version inside a range that has an end (a kernel registered "from
-    version 24 on" does not serve version 25).  ``True`` when nothing can
-    be known (:func:`kernels_known`).
+    version 24 on" does not serve version 25).  ``True`` without
+    onnxruntime; a build that does not export its kernel definitions
+    (:func:`kernels_known`) is asked by loading a one-node .ort.
     """
+    if not available():
+        return True
     kernels = _kernels_for(domain, op_type, provider)
     if kernels is None:
-        return True
+        return _probe(domain, op_type, since_version, (), provider)
     return any(_version_matches(lo, hi, since_version) for lo, hi, _ in kernels)
 
 
@@ -274,11 +371,15 @@ def has_typed_kernel(
     the bound type (when ``binding`` has one) is among the allowed types;
     parameters ``binding`` leaves out are not checked, as onnxruntime skips
     a constraint none of the node's arguments present binds.  ``True``
-    when nothing can be known (:func:`kernels_known`).
+    without onnxruntime; a build that does not export its kernel
+    definitions (:func:`kernels_known`) is asked by loading a one-node .ort
+    with an argument of each bound type.
     """
+    if not available():
+        return True
     kernels = _kernels_for(domain, op_type, provider)
     if kernels is None:
-        return True
+        return _probe(domain, op_type, since_version, tuple(sorted(binding.items())), provider)
     for lo, hi, constraints in kernels:
         if _version_matches(lo, hi, since_version) and all(
             binding.get(name) is None or binding[name] in allowed
@@ -301,7 +402,7 @@ def needs_expansion(
     so the writer expands those nodes (it asks this only for nodes that
     have a function body).  ``Constant`` has no kernel either, but
     onnxruntime turns it into an initializer instead (and so does the
-    writer).  ``False`` when nothing can be known (:func:`kernels_known`).
+    writer).  ``False`` without onnxruntime.
     """
     if op_type == "Constant" and domain in ("", "ai.onnx"):
         return False
