@@ -1,0 +1,57 @@
+"""The installed onnxruntime as the tests' peer: which release it is, which .ort format it loads.
+
+The one place the tests decide the format version of the files they hand to
+onnxruntime: the newest one the writer writes that the installed release
+loads (5 for onnxruntime 1.13-1.15, 6 from 1.16 on).  Tests that are not
+about the format version pass ``format_version=FORMAT_VERSION`` wherever
+their file goes into onnxruntime.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TypeVar
+
+from onnxruntime.capi import onnxruntime_pybind11_state as _C
+
+from wireplan.ort import runtime, writer
+
+__all__ = [
+    "EXPORTS_KERNELS",
+    "EXPORTS_SCHEMAS",
+    "FORMAT_VERSION",
+    "RELEASE",
+    "for_release",
+]
+
+
+def _release(text: str) -> tuple[int, int]:
+    major, minor = text.split(".")[:2]
+    return int(major), int("".join(c for c in minor if c.isdigit()))
+
+
+#: ``(major, minor)`` of the installed onnxruntime.
+RELEASE: tuple[int, int] = _release(runtime.version())
+
+
+#: The format version tests write for files the installed onnxruntime loads.
+FORMAT_VERSION: int = max(set(runtime.loadable_format_versions()) & set(writer.FORMAT_VERSIONS))
+
+#: Whether the installed onnxruntime exports its operator schemas (``get_all_operator_schema``)
+#: and its kernel definitions (``get_all_opkernel_def``) to Python.  The PyPI wheels of 1.15
+#: and older do not: the writer then has no schema for ``com.microsoft`` & co operators and
+#: cannot tell which kernels exist (:func:`wireplan.ort.runtime.kernels_known`).
+EXPORTS_SCHEMAS: bool = hasattr(_C, "get_all_operator_schema")
+EXPORTS_KERNELS: bool = hasattr(_C, "get_all_opkernel_def")
+
+T = TypeVar("T")
+
+
+def for_release(newest: T, older: Mapping[tuple[int, int], T]) -> T:
+    """``older[RELEASE]`` for an older release the tests know, otherwise ``newest``.
+
+    For figures that depend on what a release can run at all (how many
+    corpus cases its opsets and IR versions cover); every release not
+    named, the pinned newest one included, gets ``newest``.
+    """
+    return older.get(RELEASE, newest)
