@@ -15,6 +15,23 @@ import onnx.numpy_helper
 DATA_DIR = Path(onnx.__file__).parent / "backend" / "test" / "data"
 
 
+def collect_node_testcases() -> list[Any]:
+    """Every node conformance case onnx builds offline (``collect_testcases``), quietly.
+
+    onnx before 1.20 requires the ``op_type`` filter argument; ``None`` means no
+    filter in every release.
+    """
+    import contextlib
+    import io
+    import warnings
+
+    from onnx.backend.test.case.node import collect_testcases
+
+    with warnings.catch_warnings(), contextlib.redirect_stderr(io.StringIO()):
+        warnings.simplefilter("ignore")
+        return list(collect_testcases(None))
+
+
 def read_value(path: str | os.PathLike[str], type_proto: onnx.TypeProto) -> Any:
     """A shipped ``input_N.pb`` / ``output_N.pb`` as onnxruntime takes it, per its ONNX type."""
     data = Path(path).read_bytes()

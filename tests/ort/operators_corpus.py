@@ -37,6 +37,7 @@ import onnxruntime as ort
 from onnxruntime.tools.ort_format_model import create_config_from_models
 
 from ort import ort_corpus
+from ort_write.peer import FORMAT_VERSION
 from wireplan.errors import WireplanError
 from wireplan.ort import required_operators, save
 
@@ -45,25 +46,8 @@ KINDS = ("basic", "extended", "wireplan")
 
 
 def sources() -> list[ort_corpus.Source]:
-    """The node cases and data models; the node cases from the files an older onnx ships."""
-    import inspect
-
-    from onnx.backend.test.case.node import collect_testcases
-
-    params = inspect.signature(collect_testcases).parameters.values()
-    if any(
-        p.default is inspect.Parameter.empty for p in params
-    ):  # older onnx: node models as files
-        import onnx
-
-        nodes = [
-            ort_corpus.Source(d.name, onnx.load(d / "model.onnx"), [])
-            for d in sorted((ort_corpus.DATA_DIR / "node").iterdir())
-            if (d / "model.onnx").exists()
-        ]
-    else:
-        nodes = ort_corpus.node_sources()
-    return nodes + ort_corpus.data_sources()
+    """The node cases and data models."""
+    return ort_corpus.node_sources() + ort_corpus.data_sources()
 
 
 def strip_comments(text: str) -> str:
@@ -133,8 +117,8 @@ def check_all(
             for kind in kinds:
                 path = os.path.join(folder, f"{i}.{kind}.ort")
                 try:
-                    if kind == "wireplan":
-                        save(src.model, path, durable=False)
+                    if kind == "wireplan":  # in the format the installed onnxruntime reads
+                        save(src.model, path, durable=False, format_version=FORMAT_VERSION)
                     else:
                         ort_corpus.save_ort(src.model, path, kind)
                 except Exception:  # not an .ort of this kind: nothing to compare

@@ -25,7 +25,6 @@ import os
 import sys
 import tempfile
 import time
-import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,7 +38,7 @@ import onnxruntime as ort
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from onnx_corpus import DATA_DIR, read_value, same
+from onnx_corpus import DATA_DIR, collect_node_testcases, read_value, same
 from wireplan.ort import load, to_onnx
 from wireplan.ort.model import OrtModel
 
@@ -80,13 +79,8 @@ class Outcome:
 
 def node_sources() -> list[Source]:
     """Every node conformance case (takes ~20 s: onnx computes the expected outputs)."""
-    from onnx.backend.test.case.node import collect_testcases
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        cases = collect_testcases()
     out = []
-    for c in cases:
+    for c in collect_node_testcases():
         names = [i.name for i in c.model.graph.input]
         sets = []
         for inputs, _ in c.data_sets or []:

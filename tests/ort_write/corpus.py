@@ -2,7 +2,8 @@
 
 Each case: run the .onnx in onnxruntime (a case onnxruntime cannot run
 from its .onnx form is outside the corpus), convert it with
-:func:`wireplan.ort.writer.save`, open our .ort with
+:func:`wireplan.ort.writer.save` (in the format version the installed onnxruntime
+loads, :data:`ort_write.peer.FORMAT_VERSION`), open our .ort with
 :func:`wireplan.ort.runtime.session` (zero-copy options), run it on the
 same inputs and compare the outputs exactly (NaN equal to NaN).
 
@@ -13,12 +14,10 @@ Run as a script for the full-corpus counts:
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import os
+import re
 import sys
 import tempfile
-import warnings
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -27,13 +26,15 @@ from typing import Any
 
 import numpy as np
 import onnx
+import onnx.defs
 import onnx.numpy_helper
 import onnxruntime as ort
 
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from onnx_corpus import DATA_DIR, read_value, same
+from onnx_corpus import DATA_DIR, collect_node_testcases, read_value, same
+from ort_write.peer import FORMAT_VERSION
 from wireplan.errors import WireplanError
 from wireplan.ort import writer
 from wireplan.ort.runtime import session
@@ -75,13 +76,8 @@ def _feed_value(v: Any) -> Any:
 
 def node_cases() -> list[Case]:
     """The node conformance cases ``onnx.backend.test.case.node.collect_testcases`` builds."""
-    import onnx.backend.test.case.node as node
-
-    with warnings.catch_warnings(), contextlib.redirect_stderr(io.StringIO()):
-        warnings.simplefilter("ignore")
-        cases = node.collect_testcases(None)  # onnx < 1.20 has no default
     out = []
-    for c in cases:
+    for c in collect_node_testcases():
         if c.model is None:
             continue
         names = [i.name for i in _graph_inputs(c.model)]
@@ -113,10 +109,16 @@ def _random_feed(model: onnx.ModelProto, seed: int) -> dict[str, Any]:
     return feed
 
 
+#: The folders of model folders under the data directory.  Not ``node/``: onnx up to 1.19
+#: ships the node cases there as files, which :func:`node_cases` builds anyway (later onnx
+#: releases stop shipping them), so the data corpus is the same for every onnx release.
+DATA_FOLDERS = ("simple", "pytorch-converted", "pytorch-operator", "real")
+
+
 def data_cases() -> list[Case]:
     """Every model shipped under ``onnx/backend/test/data`` (with its data sets when shipped)."""
     out = []
-    for model_path in sorted(DATA_DIR.glob("*/*/model.onnx")):
+    for model_path in sorted(p for d in DATA_FOLDERS for p in DATA_DIR.glob(f"{d}/*/model.onnx")):
         model = onnx.load(os.fspath(model_path))
         inputs = _graph_inputs(model)
         feeds = []
@@ -139,7 +141,8 @@ def shipped_without_model() -> list[str]:
     """Folders under the data directory that ship no model (download URLs only)."""
     return sorted(
         f"{p.parent.name}/{p.name}"
-        for p in DATA_DIR.glob("*/*")
+        for d in DATA_FOLDERS
+        for p in DATA_DIR.glob(f"{d}/*")
         if p.is_dir() and not (p / "model.onnx").exists()
     )
 
@@ -158,15 +161,8 @@ def _options() -> ort.SessionOptions:
     return opts
 
 
-def newest_format() -> int:
-    """The newest .ort format version we write that the installed onnxruntime loads."""
-    from wireplan.ort.runtime import loadable_format_versions
-
-    return max(v for v in loadable_format_versions() if v in (5, 6))
-
-
 def run_case(
-    case: Case, workdir: Path, *, alignment: int = 64, format_version: int | None = None
+    case: Case, workdir: Path, *, alignment: int = 64, format_version: int = FORMAT_VERSION
 ) -> Outcome:
     onnx_path = workdir / "model.onnx"
     ort_path = workdir / "model.ort"
@@ -180,12 +176,7 @@ def run_case(
     except Exception as exc:
         return Outcome(case.name, "onnx-not-runnable", str(exc).splitlines()[0][:200])
     try:
-        writer.save(
-            case.model,
-            ort_path,
-            alignment=alignment,
-            format_version=format_version or newest_format(),
-        )
+        writer.save(case.model, ort_path, alignment=alignment, format_version=format_version)
     except WireplanError as exc:
         return Outcome(case.name, "convert-failed", str(exc)[:300])
     try:
@@ -208,11 +199,20 @@ def run_case(
     return Outcome(case.name, "identical")
 
 
+#: The one miss of the kernel probe (:func:`wireplan.ort.runtime.has_typed_kernel` asks an
+#: onnxruntime that exports no kernel definitions, 1.15, by loading a one-node .ort of the
+#: bound types and no attributes): a node of an operator with a required attribute
+#: (SequenceMap's ``body``) cannot be built, counts as having a kernel and is not expanded.
+PROBE_LIMIT = "kernel probe: an operator with a required attribute cannot be asked"
+
+NO_KERNEL = re.compile(r"Could not find an implementation for (\w+)\((\d+)\)")
+
+
 def explain(outcome: Outcome) -> str | None:
     """Why a miss is not a defect of the file we wrote, or None when it is unexplained.
 
-    Only one reason stands: optional types and TYPE_PROTO attributes have
-    no place in the .ort schema, and onnxruntime's own converter refuses
+    One reason stands for every release: optional types and TYPE_PROTO
+    attributes have no place in the .ort schema, and onnxruntime's own converter refuses
     those models too ("We do not support type [9]"); the writer says so
     with an EncodeError.
 
@@ -221,17 +221,27 @@ def explain(outcome: Outcome) -> str | None:
     inlines (no CPU kernel matches their version and types; context-
     dependent bodies built for the node's types) and inserts the float16
     Casts it inserts (:mod:`wireplan.ort.casts`), both read from the
-    installed onnxruntime's kernel definitions.
+    installed onnxruntime's kernel definitions, or, where it exports none
+    (1.15), from probes; a node the probe cannot ask is :data:`PROBE_LIMIT`.
     """
     if outcome.status == "convert-failed" and (
         "no place in the .ort format" in outcome.detail or "optional types" in outcome.detail
     ):
         return "not representable in .ort (optional type / TypeProto attribute)"
+    m = NO_KERNEL.search(outcome.detail)
+    if outcome.status == "load-failed" and m is not None:
+        from wireplan.ort.runtime import kernels_known
+
+        if kernels_known() or not onnx.defs.has(m.group(1)):
+            return None
+        schema = onnx.defs.get_schema(m.group(1), int(m.group(2)))
+        if any(a.required for a in schema.attributes.values()):
+            return PROBE_LIMIT
     return None
 
 
 def run_all(
-    cases: Sequence[Case], *, alignment: int = 64, format_version: int | None = None
+    cases: Sequence[Case], *, alignment: int = 64, format_version: int = FORMAT_VERSION
 ) -> Iterator[Outcome]:
     with tempfile.TemporaryDirectory(prefix="wireplan-corpus-") as tmp:
         for case in cases:
@@ -276,7 +286,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="the .ort format we write (default: the newest the installed onnxruntime loads)",
     )
     args = p.parse_args(argv)
-    fmt = args.format_version or newest_format()
+    fmt = args.format_version or FORMAT_VERSION
     print(f"onnxruntime {ort.__version__}, onnx {onnx.__version__}, format {fmt}")
     groups = []
     if args.only in (None, "node"):
