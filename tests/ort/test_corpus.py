@@ -12,6 +12,8 @@ import pytest
 pytest.importorskip("onnx")
 pytest.importorskip("onnxruntime")
 
+from ort_write import peer
+
 from . import ort_corpus
 
 SAMPLE_STEP = 2
@@ -76,5 +78,7 @@ def test_from_onnx_agrees_with_onnxruntime(sources: list[ort_corpus.Source], tmp
         problems.extend(f"{src.name}: {d}" for d in diffs)
         path.unlink()
     print(f"\nfrom_onnx compared with onnxruntime's .ort on {compared} graphs")
-    assert compared > 100
+    # An older release saves fewer cases: it cannot load those of newer opsets (1.20: opsets
+    # up to 21, 1.15: up to 19, with the onnx pinned next to them).
+    assert compared > peer.for_release(100, {(1, 20): 70, (1, 15): 50})
     assert problems == []

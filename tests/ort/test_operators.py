@@ -36,7 +36,7 @@ from wireplan.ort.operators import TRACKED, operator_usage
 from wireplan.ort.schema import ATTRIBUTE_TYPE, TENSOR_DATA_TYPE
 
 from . import operators_corpus
-from .conftest import feature_model, save_ort
+from .conftest import feature_model, release_feature_model, save_ort
 
 T = TENSOR_DATA_TYPE
 
@@ -317,10 +317,54 @@ def test_tracked_table_is_onnxruntimes() -> None:
     assert ours == theirs
 
 
+#: The schemas of hand_made's com.microsoft operators, as onnxruntime registers them; its
+#: file's resolver needs them where onnxruntime does not export its schemas (1.15).
+CONTRIB = {
+    "FusedMatMul": (1, [("A", "T"), ("B", "T")], [("Y", "T")], ["T"]),
+    "QLinearAdd": (
+        1,
+        [
+            ("A", "T"),
+            ("A_scale", "tensor(float)"),
+            ("A_zero_point", "T"),
+            ("B", "T"),
+            ("B_scale", "tensor(float)"),
+            ("B_zero_point", "T"),
+            ("C_scale", "tensor(float)"),
+            ("C_zero_point", "T"),
+        ],
+        [("C", "T")],
+        ["T"],
+    ),
+}
+
+
+def test_contrib_schemas_are_onnxruntimes() -> None:
+    from ort_write import peer
+    from wireplan.ort.runtime import contrib_op_signature
+
+    for op, sig in CONTRIB.items():
+        found = contrib_op_signature("com.microsoft", op, 1)
+        assert found == (sig if peer.EXPORTS_SCHEMAS else None)
+
+
+def hand_made_file() -> bytes:
+    """hand_made() written in the format the installed onnxruntime reads."""
+    from ort_write import peer
+    from wireplan.ort import kernel_types
+    from wireplan.ort.model import KernelTypeStrResolver
+
+    model = hand_made()
+    if not peer.EXPORTS_SCHEMAS:
+        entries = [kernel_types.entry_for("com.microsoft", op, sig) for op, sig in CONTRIB.items()]
+        model.kernel_type_str_resolver = KernelTypeStrResolver(entries)
+    return bytes(to_bytes(model, float16_casts=False, format_version=peer.FORMAT_VERSION))
+
+
 @pytest.mark.parametrize("type_reduction", [False, True])
 def test_hand_made_matches_onnxruntime(tmp_path: Path, type_reduction: bool) -> None:
     path = tmp_path / "hand.ort"
-    path.write_bytes(to_bytes(hand_made(), float16_casts=False))
+    path.write_bytes(hand_made_file())
     expected = operators_corpus.theirs([str(path)], type_reduction, str(tmp_path))
     assert body(required_operators(path, type_reduction=type_reduction)) == expected
     assert expected == (with_types(EXPECTED) if type_reduction else EXPECTED)
@@ -329,8 +373,9 @@ def test_hand_made_matches_onnxruntime(tmp_path: Path, type_reduction: bool) -> 
 @pytest.mark.parametrize("type_reduction", [False, True])
 def test_onnxruntime_files_match(tmp_path: Path, type_reduction: bool) -> None:
     """A model with subgraphs, strings, sequences and sparse weights, at each level, merged too."""
+    model, disabled = release_feature_model()
     paths = [
-        str(save_ort(feature_model(), tmp_path / f"{lv}.ort", lv)) for lv in ("basic", "extended")
+        str(save_ort(model, tmp_path / f"{lv}.ort", lv, disabled)) for lv in ("basic", "extended")
     ]
     for p in paths:
         expected = operators_corpus.theirs([p], type_reduction, str(tmp_path))
@@ -401,9 +446,10 @@ def run_cli(*argv: str) -> tuple[int, str]:
 
 
 def test_cli_operators(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    a = save_ort(feature_model(), tmp_path / "a.ort", "basic")
+    features, disabled = release_feature_model()
+    a = save_ort(features, tmp_path / "a.ort", "basic", disabled)
     b = tmp_path / "b.ort"
-    b.write_bytes(to_bytes(hand_made(), float16_casts=False))
+    b.write_bytes(hand_made_file())
     for flags, tr in (([], False), (["--type-reduction"], True)):
         code, text = run_cli("inspect", str(a), str(b), "--operators", *flags)
         assert code == 0
