@@ -328,7 +328,9 @@ def test_from_onnx_expands_function_ops_on_request() -> None:
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
     asked: list[tuple[str, str, int, dict[str, str]]] = []
 
-    def expand(domain: str, op: str, since: int, binding: Mapping[str, str]) -> bool:
+    def expand(
+        domain: str, op: str, since: int, binding: Mapping[str, str], attributes: object
+    ) -> bool:
         asked.append((domain, op, since, dict(binding)))
         return op in ("CastLike", "Softsign")
 

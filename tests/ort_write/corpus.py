@@ -199,12 +199,6 @@ def run_case(
     return Outcome(case.name, "identical")
 
 
-#: The one miss of the kernel probe (:func:`wireplan.ort.runtime.has_typed_kernel` asks an
-#: onnxruntime that exports no kernel definitions, 1.15, by loading a one-node .ort of the
-#: bound types and no attributes): a node of an operator with a required attribute
-#: (SequenceMap's ``body``) cannot be built, counts as having a kernel and is not expanded.
-PROBE_LIMIT = "kernel probe: an operator with a required attribute cannot be asked"
-
 NO_KERNEL = re.compile(r"Could not find an implementation for (\w+)\((\d+)\)")
 
 
@@ -222,21 +216,12 @@ def explain(outcome: Outcome) -> str | None:
     dependent bodies built for the node's types) and inserts the float16
     Casts it inserts (:mod:`wireplan.ort.casts`), both read from the
     installed onnxruntime's kernel definitions, or, where it exports none
-    (1.15), from probes; a node the probe cannot ask is :data:`PROBE_LIMIT`.
+    (1.15), from one-node probes of each node's types, attributes and arity.
     """
     if outcome.status == "convert-failed" and (
         "no place in the .ort format" in outcome.detail or "optional types" in outcome.detail
     ):
         return "not representable in .ort (optional type / TypeProto attribute)"
-    m = NO_KERNEL.search(outcome.detail)
-    if outcome.status == "load-failed" and m is not None:
-        from wireplan.ort.runtime import kernels_known
-
-        if kernels_known() or not onnx.defs.has(m.group(1)):
-            return None
-        schema = onnx.defs.get_schema(m.group(1), int(m.group(2)))
-        if any(a.required for a in schema.attributes.values()):
-            return PROBE_LIMIT
     return None
 
 

@@ -20,7 +20,7 @@ models; a case the release cannot run from its .onnx is outside):
 
 The claim checked: wherever their .ort runs identically to the .onnx, ours
 does too (:func:`misses` lists where not, with what their file holds that
-ours does not; :func:`explain_miss` names the one known limit), and every
+ours does not), and every
 file of theirs is readable.
 
 Run as a script for the whole corpus under the installed onnxruntime:
@@ -176,22 +176,6 @@ def misses(results: Sequence[Result]) -> list[Result]:
     return [r for r in results if r.miss]
 
 
-def explain_miss(result: Result) -> str | None:
-    """Why ours misses where theirs runs, when that is a known limit; None when it is a defect.
-
-    The one known limit: an onnxruntime that exports no kernel definitions
-    (1.15) is asked by a one-node probe, which cannot be built for an
-    operator with a required attribute (:data:`ort_write.corpus.PROBE_LIMIT`);
-    its own converter knows its kernels.
-    """
-    why = corpus.explain(corpus.Outcome(result.name, result.ours, result.ours_detail))
-    return why if why == corpus.PROBE_LIMIT else None
-
-
-def unexplained_misses(results: Sequence[Result]) -> list[Result]:
-    return [r for r in misses(results) if explain_miss(r) is None]
-
-
 def unreadable(results: Sequence[Result]) -> list[Result]:
     """Cases whose .ort by the release's converter wireplan cannot read or convert faithfully."""
     return [r for r in results if r.readable not in ("", "yes")]
@@ -214,12 +198,7 @@ def summarize(results: Sequence[Result]) -> str:
     for status, n in sorted(Counter(r.theirs for r in runnable if r.theirs != "identical").items()):
         names = [r.name for r in runnable if r.theirs == status][:4]
         lines.append(f"  own .ort {status}: {n} (e.g. {', '.join(names)})")
-    explained = [r for r in misses(results) if explain_miss(r) == corpus.PROBE_LIMIT]
-    if explained:
-        found = (corpus.NO_KERNEL.search(r.ours_detail) for r in explained)
-        ops = Counter(f"{m.group(1)}({m.group(2)})" for m in found if m is not None)
-        lines.append(f"  misses, {corpus.PROBE_LIMIT}: {len(explained)} ({dict(ops)})")
-    for r in unexplained_misses(results):
+    for r in misses(results):
         diff = ""
         if r.only_theirs or r.only_ours:
             diff = f"; only theirs: {dict(r.only_theirs)}; only ours: {dict(r.only_ours)}"
@@ -245,7 +224,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         results = list(check_all(cases[:: args.every]))
         print(f"## {title} ({time.perf_counter() - start:.0f} s)")
         print(summarize(results), flush=True)
-        failed = failed or bool(unexplained_misses(results) or unreadable(results))
+        failed = failed or bool(misses(results) or unreadable(results))
     return 1 if failed else 0
 
 

@@ -23,7 +23,7 @@ import pytest
 from ort_write import corpus, peer
 from ort_write.test_writer import run_onnx, run_ort
 from wireplan.errors import EncodeError, WireplanError
-from wireplan.ort import casts, runtime, writer
+from wireplan.ort import casts, kernel_types, onnx_bridge, runtime, writer
 from wireplan.ort.model import Node, OrtModel
 from wireplan.ort.onnx_bridge import from_onnx
 from wireplan.ort.reader import load
@@ -547,7 +547,9 @@ def test_castlike_is_built_from_the_inferred_types() -> None:
 def test_expansion_is_asked_per_node_with_its_type_binding() -> None:
     asked: list[tuple[str, str, int, dict[str, str]]] = []
 
-    def expand(domain: str, op: str, since: int, binding: Mapping[str, str]) -> bool:
+    def expand(
+        domain: str, op: str, since: int, binding: Mapping[str, str], attributes: object
+    ) -> bool:
         asked.append((domain, op, since, dict(binding)))
         return False
 
@@ -610,8 +612,28 @@ def test_kernel_facts_from_the_definitions_or_a_one_node_file() -> None:
         assert key(domain, op, since, tuple(sorted(binding.items())), "CPUExecutionProvider") is (
             expected
         ), (op, binding)
-    # what the probe cannot build counts as a kernel (no expansion, no Casts)
-    assert key("", "SequenceMap", 17, (("S", "seq(tensor(float))"),), "CPUExecutionProvider")
+    # What the probe cannot build counts as a kernel (no expansion, no Casts): a SequenceMap
+    # without its required body ...
+    seq = (("S", "seq(tensor(float))"),)
+    assert key("", "SequenceMap", 17, seq, "CPUExecutionProvider")
+    # ... which the node itself gives (attributes and arity: two sequences in and out through
+    # the variadic formals); then onnxruntime's own answer: no SequenceMap kernel in any release.
+    h = onnx.helper
+    f32 = onnx.TensorProto.FLOAT
+    body = h.make_graph(
+        [h.make_node("Identity", ["a"], ["x"]), h.make_node("Identity", ["b"], ["y"])],
+        "body",
+        [h.make_tensor_value_info("a", f32, None), h.make_tensor_value_info("b", f32, None)],
+        [h.make_tensor_value_info("x", f32, None), h.make_tensor_value_info("y", f32, None)],
+    )
+    node = h.make_node("SequenceMap", ["s", "t"], ["u", "v"], body=body)
+    facts = onnx_bridge._node_facts(node, kernel_types.signature, {"": 17}, {})
+    assert facts()[1:] == (2, 2)
+    provider = "CPUExecutionProvider"
+    both = (*seq, ("V", "seq(tensor(float))"))  # the second sequence binds V
+    assert key("", "SequenceMap", 17, both, provider, facts) is False
+    assert runtime.has_typed_kernel("", "SequenceMap", 17, dict(both), attributes=facts) is False
+    assert runtime.needs_expansion("", "SequenceMap", 17, dict(both), facts)
 
 
 def test_kernel_versions_match_as_onnxruntime_matches_them() -> None:

@@ -5,8 +5,7 @@ The full-corpus counts come from ``.venv/bin/python tests/ort_write/corpus.py``
 and every shipped data model run.  Every case the installed onnxruntime runs
 from the .onnx must run identically from our .ort; the only miss allowed is
 a model the .ort format cannot hold (``corpus.explain``), which onnxruntime's
-own converter refuses too; with onnxruntime 1.15, whose kernels the writer
-learns from probes, also a node the probe cannot ask (``corpus.PROBE_LIMIT``).
+own converter refuses too.
 Version-aware where releases differ in what they run from the .onnx.
 """
 
@@ -79,9 +78,7 @@ def _check(outcomes: list[corpus.Outcome]) -> None:
     bad = [o for o in outcomes if o.status not in ("identical", "onnx-not-runnable")]
     unexplained = [o for o in bad if corpus.explain(o) is None]
     assert unexplained == [], corpus.summarize(outcomes)
-    assert all(
-        o.status == "convert-failed" or corpus.explain(o) == corpus.PROBE_LIMIT for o in bad
-    ), corpus.summarize(outcomes)
+    assert all(o.status == "convert-failed" for o in bad), corpus.summarize(outcomes)
 
 
 #: How many cases of the sample the installed onnxruntime runs from the .onnx, at least.  An
@@ -134,11 +131,6 @@ BEYOND_RELEASE = peer.for_release(
     },
 )
 
-#: A coverage case whose function operator (SequenceMap) onnxruntime has no kernel for, where
-#: an onnxruntime without a kernel list (1.15) cannot say so either: the one-node probe the
-#: writer then opens lacks SequenceMap's required ``body`` (corpus.PROBE_LIMIT).
-PROBE_BLIND = {"test_sequence_map_add_1_sequence_1_tensor"}
-
 
 def test_node_case_sample(node_cases: list[corpus.Case]) -> None:
     sample = node_cases[::4]
@@ -153,10 +145,6 @@ def test_coverage_cases(node_cases: list[corpus.Case]) -> None:
     assert {c.name for c in chosen} == COVERAGE
     outcomes = list(corpus.run_all(chosen, alignment=4096))
     expected = {name: "identical" for name in COVERAGE}
-    if not runtime.kernels_known():
-        expected |= {name: "load-failed" for name in PROBE_BLIND}
-        unexpanded = [o for o in outcomes if o.status == "load-failed"]
-        assert all(corpus.explain(o) == corpus.PROBE_LIMIT for o in unexpanded)
     expected |= {name: "onnx-not-runnable" for name in BEYOND_RELEASE}
     assert {o.name: o.status for o in outcomes} == expected
 

@@ -947,9 +947,12 @@ def _all_nodes(g: onnx.GraphProto) -> Iterator[onnx.NodeProto]:
                 yield from _all_nodes(sg)
 
 
-#: ``expand(domain, op_type, since_version, binding) -> bool``, asked for each node that has
-#: a function body (as :func:`wireplan.ort.runtime.needs_expansion`).
-ExpandCheck = Callable[[str, str, int, Mapping[str, str]], bool]
+#: ``expand(domain, op_type, since_version, binding, node) -> bool``, asked for each node that
+#: has a function body (as :func:`wireplan.ort.runtime.needs_expansion`); ``node()`` gives, on
+#: demand, the node's attributes as :class:`wireplan.ort.model.Attribute` objects and its
+#: numbers of inputs and outputs.
+NodeFacts = Callable[[], tuple[list[m.Attribute], int, int]]
+ExpandCheck = Callable[[str, str, int, Mapping[str, str], NodeFacts], bool]
 
 # The private domain of the model-local functions expansion makes (inlined at once, never left).
 _EXPAND_DOMAIN = "wireplan.expand"
@@ -1115,7 +1118,9 @@ def _expand_function_ops(
             binding = _binding(nd, sig, types)
             key = (domain, nd.op_type, sig[0], tuple(sorted(binding.items())))
             if key not in answers:
-                answers[key] = expand(domain, nd.op_type, sig[0], binding)
+                answers[key] = expand(
+                    domain, nd.op_type, sig[0], binding, _node_facts(nd, lookup, opsets, types)
+                )
             if not answers[key]:
                 continue
             if schema.has_context_dependent_function:
@@ -1131,6 +1136,31 @@ def _expand_function_ops(
             return proto, types
         proto = _inline_nodes(proto, chosen)
     return proto, None
+
+
+def _node_facts(
+    nd: onnx.NodeProto,
+    lookup: SignatureLookup,
+    opsets: dict[str, int],
+    types: dict[str, onnx.TypeProto | onnx.TensorProto],
+) -> NodeFacts:
+    """``nd``'s attributes as .ort objects (subgraphs too) and arity, converted when asked for.
+
+    Only a kernel probe needs them (onnxruntime releases that do not export
+    their kernel definitions); tensors with external data cannot be
+    converted here and raise :class:`~wireplan.EncodeError`.
+    """
+
+    def convert() -> tuple[list[m.Attribute], int, int]:
+        conv = _FromOnnx(_Sources(None), lookup, opsets)
+        conv.inferred = types
+        free: list[str] = []
+        attributes = [
+            conv.attribute(a, f"$.attributes[{i}]", free) for i, a in enumerate(nd.attribute)
+        ]
+        return attributes, len(nd.input), len(nd.output)
+
+    return convert
 
 
 def _inline_nodes(
@@ -1221,10 +1251,12 @@ def from_onnx(
 
     Model-local functions are inlined (``inline_functions``); with
     ``inline_functions=False`` they raise :class:`~wireplan.EncodeError`.
-    ``expand(domain, op_type, since_version, binding)`` is asked for every
-    node (subgraphs included) of an operator that has a function body in
-    onnx (``CastLike``, ``Softmax``, ``SequenceMap``, ...), with the types
-    bound to its kernel type strings (``{"T": "tensor(float16)"}``); where
+    ``expand(domain, op_type, since_version, binding, attributes)`` is asked
+    for every node (subgraphs included) of an operator that has a function
+    body in onnx (``CastLike``, ``Softmax``, ``SequenceMap``, ...), with the
+    types bound to its kernel type strings (``{"T": "tensor(float16)"}``)
+    and a function that returns the node's attributes as .ort objects and
+    its numbers of inputs and outputs; where
     it says True the node is replaced by the body (built for the node's
     types when context-dependent), repeatedly, as onnxruntime does when it
     loads an .onnx but not when it loads an .ort.

@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -240,25 +240,58 @@ def _type_info(spelled: str) -> Any:
     return None
 
 
-@functools.cache
+# Conclusive answers of _probe: (domain, op_type, since_version, binding, provider) -> bool.
+_PROBED: dict[tuple[str, str, int, tuple[tuple[str, str], ...], str], bool] = {}
+
+#: What a probe needs of the node it stands for, built on demand: its attributes
+#: (``wireplan.ort.model.Attribute`` objects: onnxruntime verifies required ones) and its
+#: numbers of inputs and outputs (a variadic formal may take several).
+NodeThunk = Callable[[], "tuple[list[Any], int, int]"]
+
+
 def _probe(
     domain: str,
     op_type: str,
     since_version: int,
     binding: tuple[tuple[str, str], ...],
     provider: str,
+    attributes: NodeThunk | None = None,
 ) -> bool:
     """Whether onnxruntime finds a kernel for a one-node .ort of this operator and binding.
 
     For builds without exported kernel definitions.  The node gets an
     argument for each formal whose type the binding (or the schema, for a
     fixed type) gives and none for the others, so onnxruntime checks
-    exactly the bound types; loading an .ort runs its kernel lookup and
-    nothing else (no inlining, no Casts), and only "Could not find an
-    implementation" means no kernel.  Anything that cannot be asked
-    (an operator no schema source knows, a type .ort cannot hold, a
-    release that loads neither format 5 nor 6) answers True.
+    exactly the bound types; given ``node()``, it also gets the attributes
+    of the node asked about, since onnxruntime verifies required ones (a
+    SequenceMap's ``body``) before it looks for a kernel, and as many
+    arguments as that node (a variadic formal repeats); loading an .ort
+    runs that check and the kernel lookup and nothing else (no inlining, no
+    Casts).  Only "Could not find an implementation" means no kernel.
+    Anything that cannot be asked (an operator no schema source knows, a
+    type or attribute .ort cannot hold, a release that loads neither format
+    5 nor 6, a graph onnxruntime finds invalid for another reason) answers
+    True, and only conclusive answers are remembered.
     """
+    key = (domain, op_type, since_version, binding, provider)
+    known = _PROBED.get(key)
+    if known is not None:
+        return known
+    answer = _ask(domain, op_type, since_version, binding, provider, attributes)
+    if answer is not None:
+        _PROBED[key] = answer
+    return True if answer is None else answer
+
+
+def _ask(
+    domain: str,
+    op_type: str,
+    since_version: int,
+    binding: tuple[tuple[str, str], ...],
+    provider: str,
+    attributes: NodeThunk | None,
+) -> bool | None:
+    """:func:`_probe`'s question put to onnxruntime: True, False, or None (inconclusive)."""
     import onnxruntime as ort
 
     from wireplan.errors import EncodeError
@@ -268,7 +301,13 @@ def _probe(
     sig = kernel_types.signature(domain, op_type, since_version)
     formats = [v for v in loadable_format_versions() if v in (5, 6)]
     if sig is None or sig[0] != since_version or not formats:
-        return True
+        return None
+    try:
+        node_attributes, n_in, n_out = (
+            attributes() if attributes is not None else ([], len(sig[1]), len(sig[2]))
+        )
+    except WireplanError:  # an attribute .ort cannot hold (or that the bridge cannot convert)
+        return None
     _, formal_in, formal_out, params = sig
     bound = dict(binding)
     args: list[Any] = []
@@ -283,8 +322,9 @@ def _probe(
         args.append(m.ValueInfo(name=f"{prefix}{k}", type=t))
         return f"{prefix}{k}"
 
-    inputs = [arg("i", k, f, t) for k, (f, t) in enumerate(formal_in)]
-    outputs = [arg("o", k, f, t) for k, (f, t) in enumerate(formal_out)]
+    # Argument k of the node binds formal k, or the last (variadic) one past the formals.
+    inputs = [arg("i", k, *formal_in[min(k, len(formal_in) - 1)]) for k in range(n_in)]
+    outputs = [arg("o", k, *formal_out[min(k, len(formal_out) - 1)]) for k in range(n_out)]
     while inputs and not inputs[-1]:
         inputs.pop()
     if "" in inputs or "" in outputs:
@@ -296,6 +336,7 @@ def _probe(
         inputs=inputs,
         outputs=outputs,
         input_arg_counts=np.ones(len(inputs), dtype="<i4"),
+        attributes=node_attributes,
     )
     opsets = [m.OperatorSetId(domain, since_version)]
     graph = m.Graph(
@@ -309,13 +350,13 @@ def _probe(
     try:
         buf = writer.to_bytes(probe, float16_casts=False, format_version=formats[-1])
     except EncodeError:
-        return True
+        return None
     opts = ort.SessionOptions()
     opts.log_severity_level = 4
     try:
         ort.InferenceSession(bytes(buf), sess_options=opts, providers=[provider])
     except Exception as exc:  # onnxruntime raises its own pybind exception types
-        return "Could not find an implementation for" not in str(exc)
+        return False if "Could not find an implementation for" in str(exc) else None
     return True
 
 
@@ -360,6 +401,7 @@ def has_typed_kernel(
     since_version: int,
     binding: Mapping[str, str],
     provider: str = "CPUExecutionProvider",
+    attributes: NodeThunk | None = None,
 ) -> bool:
     """Whether ``provider`` registers a kernel for this operator version and type binding.
 
@@ -373,13 +415,15 @@ def has_typed_kernel(
     a constraint none of the node's arguments present binds.  ``True``
     without onnxruntime; a build that does not export its kernel
     definitions (:func:`kernels_known`) is asked by loading a one-node .ort
-    with an argument of each bound type.
+    with an argument of each bound type and, given ``attributes``, the
+    node's attributes and arity (:data:`NodeThunk`).
     """
     if not available():
         return True
     kernels = _kernels_for(domain, op_type, provider)
     if kernels is None:
-        return _probe(domain, op_type, since_version, tuple(sorted(binding.items())), provider)
+        bound = tuple(sorted(binding.items()))
+        return _probe(domain, op_type, since_version, bound, provider, attributes)
     for lo, hi, constraints in kernels:
         if _version_matches(lo, hi, since_version) and all(
             binding.get(name) is None or binding[name] in allowed
@@ -390,7 +434,11 @@ def has_typed_kernel(
 
 
 def needs_expansion(
-    domain: str, op_type: str, since_version: int, binding: Mapping[str, str] | None = None
+    domain: str,
+    op_type: str,
+    since_version: int,
+    binding: Mapping[str, str] | None = None,
+    attributes: NodeThunk | None = None,
 ) -> bool:
     """Whether a node of a function operator must be replaced by its function body in an .ort.
 
@@ -402,8 +450,12 @@ def needs_expansion(
     so the writer expands those nodes (it asks this only for nodes that
     have a function body).  ``Constant`` has no kernel either, but
     onnxruntime turns it into an initializer instead (and so does the
-    writer).  ``False`` without onnxruntime.
+    writer).  ``False`` without onnxruntime.  ``attributes()`` gives the
+    node's attributes and arity, which only a release without exported
+    kernel definitions needs (:func:`has_typed_kernel`).
     """
     if op_type == "Constant" and domain in ("", "ai.onnx"):
         return False
-    return not has_typed_kernel(domain, op_type, since_version, binding or {})
+    return not has_typed_kernel(
+        domain, op_type, since_version, binding or {}, attributes=attributes
+    )
