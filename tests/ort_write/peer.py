@@ -10,8 +10,10 @@ their file goes into onnxruntime.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TypeVar
+from pathlib import Path
+from typing import Any, TypeVar
 
+import onnxruntime as ort
 from onnxruntime.capi import onnxruntime_pybind11_state as _C
 
 from wireplan.ort import runtime, writer
@@ -22,6 +24,7 @@ __all__ = [
     "FORMAT_VERSION",
     "RELEASE",
     "for_release",
+    "run",
 ]
 
 
@@ -55,3 +58,17 @@ def for_release(newest: T, older: Mapping[tuple[int, int], T]) -> T:
     named, the pinned newest one included, gets ``newest``.
     """
     return older.get(RELEASE, newest)
+
+
+def run(src: bytes | Path, feeds: dict[str, Any]) -> list[Any]:
+    """The outputs of the installed onnxruntime for an .onnx or .ort (bytes or a path).
+
+    Optimizations off, so the graph runs as stored (onnxruntime's optimizers take
+    different paths for .onnx and .ort sources).
+    """
+    opts = ort.SessionOptions()
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    opts.log_severity_level = 3
+    data = src if isinstance(src, bytes) else str(src)
+    s = ort.InferenceSession(data, opts, providers=["CPUExecutionProvider"])
+    return list(s.run(None, feeds))

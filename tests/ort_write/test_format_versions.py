@@ -11,7 +11,9 @@ import onnx.helper as h
 import onnxruntime as ort
 import pytest
 
+from onnx_corpus import same
 from ort_write import models
+from ort_write.peer import run
 from wireplan.errors import EncodeError
 from wireplan.ort import writer
 from wireplan.ort.reader import load
@@ -173,21 +175,6 @@ def test_a_model_without_float8_is_representable_in_5() -> None:
 # --- the installed onnxruntime as the oracle --------------------------------------------------
 
 
-def _run(src: bytes | Path, feeds: dict[str, Any]) -> list[Any]:
-    opts = ort.SessionOptions()
-    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-    opts.log_severity_level = 3
-    data = src if isinstance(src, bytes) else str(src)
-    s = ort.InferenceSession(data, opts, providers=["CPUExecutionProvider"])
-    return list(s.run(None, feeds))
-
-
-def _same(a: list[Any], b: list[Any]) -> bool:
-    return len(a) == len(b) and all(
-        np.array_equal(np.asarray(x), np.asarray(y)) for x, y in zip(a, b, strict=True)
-    )
-
-
 def test_loadable_format_versions_of_known_releases() -> None:
     assert loadable_format_versions("1.15.1") == (1, 2, 3, 4, 5)
     assert loadable_format_versions("1.20.1") == (1, 2, 3, 4, 5, 6)
@@ -207,10 +194,10 @@ def test_loadable_format_versions_is_what_the_loader_accepts(version: str) -> No
     data[at + 4] = ord(version)
     feeds = models.feature_feeds()[0]
     if int(version) in loadable_format_versions():
-        _run(bytes(data), feeds)
+        run(bytes(data), feeds)
     else:
         with pytest.raises(Exception, match="not supported"):
-            _run(bytes(data), feeds)
+            run(bytes(data), feeds)
 
 
 def _feeds(name: str) -> list[dict[str, Any]]:
@@ -244,8 +231,8 @@ def test_installed_onnxruntime_runs_each_format_it_loads(
     feeds = _feeds(make.__name__)
     if version not in loadable_format_versions():
         with pytest.raises(Exception, match=f"version \\[{version}\\] is not supported"):
-            _run(dst, feeds[0])
+            run(dst, feeds[0])
         return
     onnx_model = model.SerializeToString()
     for feed in feeds:
-        assert _same(_run(dst, feed), _run(onnx_model, feed))
+        assert same(run(dst, feed), run(onnx_model, feed))

@@ -21,8 +21,10 @@ from flatbuffers.table import Table
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from onnx_corpus import same
 from ort_write import models, old_formats
 from ort_write.fbref import fb_decode
+from ort_write.peer import run
 from wireplan import cli
 from wireplan.errors import EncodeError
 from wireplan.ort import convert, load, writer
@@ -32,22 +34,6 @@ from wireplan.ort.runtime import contrib_op_signature, loadable_format_versions
 LOADABLE = loadable_format_versions()
 #: Whether the installed onnxruntime exports its contrib operator schemas (1.15.1 does not).
 CONTRIB = contrib_op_signature("com.microsoft", "FusedMatMul", 1) is not None
-
-
-def run(src: bytes | Path, feeds: dict[str, Any]) -> list[Any]:
-    opts = ort.SessionOptions()
-    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-    opts.log_severity_level = 3
-    data = src if isinstance(src, bytes) else str(src)
-    s = ort.InferenceSession(data, opts, providers=["CPUExecutionProvider"])
-    return list(s.run(None, feeds))
-
-
-def same(a: list[Any], b: list[Any]) -> bool:
-    return len(a) == len(b) and all(
-        np.array_equal(np.asarray(x), np.asarray(y), equal_nan=np.asarray(x).dtype.kind == "f")
-        for x, y in zip(a, b, strict=True)
-    )
 
 
 def plain(value: Any) -> Any:
