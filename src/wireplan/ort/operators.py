@@ -301,7 +301,7 @@ def _as_written(model: Any, float16_casts: bool | None) -> OrtModel:
     from wireplan.ort.reader import load
 
     try:
-        om, owned = writer._open(model)
+        om, owned = writer.as_ort_model(model)
     except ImportError as exc:
         raise EncodeError(
             f"an .onnx model needs the onnx package ({exc}); .ort files need nothing"

@@ -63,6 +63,7 @@ from wireplan.ort.schema import (
 __all__ = [
     "FORMAT_VERSIONS",
     "ORT_VERSION",
+    "as_ort_model",
     "check_format_version",
     "convert_onnx_to_ort",
     "convert_ort_to_ort",
@@ -397,8 +398,14 @@ def plan(
         return _builder(alignment).build(root, substitutes=fixes)
 
 
-def _open(model: Any) -> tuple[OrtModel, bool]:
-    """The OrtModel for ``model`` and whether we made it (and must close it)."""
+def as_ort_model(model: Any) -> tuple[OrtModel, bool]:
+    """The :class:`OrtModel` the writer starts from, and whether it was made here.
+
+    ``model`` is an ``OrtModel`` (returned as it is, ``False``), an
+    ``onnx.ModelProto`` or an .onnx path (converted by ``from_onnx`` with
+    the function-op expansion the installed onnxruntime needs, ``True``:
+    the caller closes it).  The float16 Casts come later, in :func:`plan`.
+    """
     if isinstance(model, OrtModel):
         return model, False
     if not isinstance(model, (str, os.PathLike)) and not hasattr(model, "opset_import"):
@@ -490,7 +497,7 @@ def save(
     """
     _check_threads(threads)
     check_format_version(format_version)
-    om, owned = _open(model)
+    om, owned = as_ort_model(model)
     try:
         result = plan(
             om, alignment=alignment, float16_casts=float16_casts, format_version=format_version
@@ -517,7 +524,7 @@ def to_bytes(
     """The .ort file for ``model`` in memory (a ``bytearray``); see :func:`save`."""
     _check_threads(threads)
     check_format_version(format_version)
-    om, owned = _open(model)
+    om, owned = as_ort_model(model)
     try:
         result = plan(
             om, alignment=alignment, float16_casts=float16_casts, format_version=format_version
