@@ -52,44 +52,116 @@ def _generated_by_us(folder: Path) -> bool:
     return (folder / LAYOUT_FILE).is_file() or (folder / "_wireplan_impl.py").is_file()
 
 
+BUILD_FILE = "_wireplan_build.json"
+
+
+def _existing(folder: Path) -> tuple[str, dict[str, Any]] | None:
+    """The generator fingerprint and layouts (by type name) of a package wireplan wrote."""
+    try:
+        build = json.loads((folder / BUILD_FILE).read_text())
+        items = json.loads((folder / LAYOUT_FILE).read_text())
+        return str(build["generator"]), {str(item["name"]): item for item in items}
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _serves(folder: Path, generator: str, needed: Sequence[dict[str, Any]]) -> bool:
+    """Whether the package in ``folder`` already holds every type ``needed``, as generated now.
+
+    Same generator (other packages import its internals) and, per type, the
+    same layout (a changed DSDL source changes it).
+    """
+    found = _existing(folder)
+    if found is None or found[0] != generator:
+        return False
+    have = found[1]
+    return all(have.get(item["name"]) == item for item in needed)
+
+
 def _write_package(
     roots: Sequence[Path], lookup: Sequence[Path], output: Path
 ) -> dict[str, TypeLayout]:
     """Generate into a staging folder inside ``output``, then swap each root package in whole.
 
-    A package left by an earlier compile is replaced as a whole, so modules
-    of types that no longer exist do not linger; one that wireplan did not
-    write is never touched (``WireplanError``).  A failure before the swap
-    leaves ``output`` as it was.
+    The root namespaces compiled are replaced whole, so modules of types
+    that no longer exist do not linger.  A lookup namespace is generated
+    only for the types the roots use; such a package never replaces one in
+    ``output`` that already holds those types (a fuller package of the
+    same root, e.g. from compiling that namespace itself before), and where
+    the one in ``output`` lacks some, that lookup namespace is compiled
+    whole instead, so compiling namespaces one by one into one folder keeps
+    every type of every namespace.  A folder wireplan did not write is
+    never touched (``WireplanError``).  A failure leaves ``output`` as it
+    was: packages already swapped are put back.
     """
     from wireplan.dsdl import compiler
 
-    types = compiler.read_types(roots, lookup)
-    files, layouts = compiler.generate(types)
-    by_root: dict[str, list[dict[str, Any]]] = {}
-    for lay in layouts:
-        by_root.setdefault(lay.name.split(".")[0], []).append(lay.to_dict())
-    tops = sorted({rel.split("/")[0] for rel in files} | set(by_root))
-    for top in tops:
-        dest = output / top
-        if dest.exists() and not (dest.is_dir() and _generated_by_us(dest)):
-            raise WireplanError(
-                f"{dest}: exists and was not written by wireplan; not replacing it "
-                "(choose another output folder)"
-            )
+    generator = compiler.source_digest([], [])
+    roots = list(roots)
+    for _ in range(len(lookup) + 1):  # each round may promote lookup namespaces to roots
+        types = compiler.read_types(roots, lookup)
+        files, layouts = compiler.generate(types)
+        by_root: dict[str, list[dict[str, Any]]] = {}
+        for lay in layouts:
+            by_root.setdefault(lay.name.split(".")[0], []).append(lay.to_dict())
+        tops = sorted({rel.split("/")[0] for rel in files} | set(by_root))
+        compiled = {_root_name(r) for r in roots}
+        for top in tops:
+            dest = output / top
+            if dest.exists() and not (dest.is_dir() and _generated_by_us(dest)):
+                raise WireplanError(
+                    f"{dest}: exists and was not written by wireplan; not replacing it "
+                    "(choose another output folder)"
+                )
+        kept = {
+            top
+            for top in tops
+            if top not in compiled and _serves(output / top, generator, by_root.get(top, []))
+        }
+        partial = [
+            d
+            for d in lookup
+            if _root_name(d) in tops
+            and _root_name(d) not in compiled | kept
+            and (output / _root_name(d)).exists()
+        ]
+        if not partial:
+            break
+        roots += partial  # a lookup package in output lacks types: compile that namespace whole
+    else:
+        raise WireplanError("could not settle which lookup namespaces to compile whole")
     staging = Path(tempfile.mkdtemp(prefix=".wireplan-compile-", dir=output))
+    swapped: list[tuple[Path, Path | None]] = []  # (dest, where its previous package went)
     try:
         for rel, text in files.items():
+            if rel.split("/")[0] in kept:
+                continue
             target = staging / rel
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(text.encode())
         for root, items in by_root.items():
+            if root in kept:
+                continue
             (staging / root / LAYOUT_FILE).write_bytes(json.dumps(items, indent=1).encode())
+            build = {"generator": generator, "whole": root in compiled}
+            (staging / root / BUILD_FILE).write_bytes(json.dumps(build).encode())
         for top in tops:
+            if top in kept:
+                continue
             dest = output / top
+            previous = None
             if dest.exists():
-                os.replace(dest, staging / f"{top}.previous")
+                previous = staging / f"{top}.previous"
+                os.replace(dest, previous)
+            swapped.append((dest, previous))
             os.replace(staging / top, dest)
+    except BaseException:
+        for dest, previous in reversed(swapped):  # put the previous packages back
+            if dest.exists():
+                shutil.rmtree(dest, ignore_errors=True)
+            if previous is not None:
+                os.replace(previous, dest)
+        raise
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return {lay.name: lay for lay in layouts}
@@ -108,8 +180,12 @@ def compile(
     types of ``lookup`` namespaces that the roots use are generated too.
     Put ``output`` on ``sys.path`` to import them.  Returns ``output``.
     Compiling again replaces each root package folder whole (nothing stale
-    is left); a folder of that name that wireplan did not write is never
-    touched, and a failed compile leaves the previous package in place.
+    is left).  Namespaces can be compiled one by one into one folder (each
+    with ``lookup`` for what it uses): a package generated for lookup types
+    never replaces a fuller one of the same namespace already there, so
+    every type of every namespace stays importable.  A folder that wireplan
+    did not write is never touched, and a failed compile leaves the
+    previous packages in place.
     Raises :class:`~wireplan.dsdl.compiler.CompileError` (a
     :class:`~wireplan.WireplanError`) on DSDL that pydsdl rejects.
     """
