@@ -28,13 +28,8 @@ __all__ = [
 ]
 
 
-def _release(text: str) -> tuple[int, int]:
-    major, minor = text.split(".")[:2]
-    return int(major), int("".join(c for c in minor if c.isdigit()))
-
-
 #: ``(major, minor)`` of the installed onnxruntime.
-RELEASE: tuple[int, int] = _release(runtime.version())
+RELEASE: tuple[int, int] = runtime.release_of()
 
 
 #: The format version tests write for files the installed onnxruntime loads.

@@ -180,8 +180,7 @@ def _f16(shape: tuple[int, ...], seed: int = 0) -> np.ndarray[Any, np.dtype[np.f
 
 def _newest() -> bool:
     """onnxruntime 1.31 or later: runs every case of onnx 1.23's corpus named here."""
-    major, minor = (int(p) for p in runtime.version().split(".")[:2])
-    return (major, minor) >= (1, 31)
+    return runtime.release_of() >= (1, 31)
 
 
 def _runs(model: onnx.ModelProto) -> bool:

@@ -19,7 +19,7 @@ import pytest
 from ort_write import corpus, models, peer
 from ort_write.test_writer import run_onnx, run_ort
 from wireplan.errors import EncodeError
-from wireplan.ort import runtime, writer
+from wireplan.ort import writer
 from wireplan.ort.reader import load
 
 COVERAGE = {
@@ -153,13 +153,8 @@ def test_function_ops_of_newer_opsets(node_cases: list[corpus.Case]) -> None:
     chosen = [c for c in node_cases if c.name in NEWER_OPSETS]
     outcomes = {o.name: o.status for o in corpus.run_all(chosen)}
     assert set(outcomes.values()) <= {"identical", "onnx-not-runnable"}
-    if runtime_at_least(1, 32):  # older releases do not know opsets 25-28
+    if peer.RELEASE >= (1, 32):  # older releases do not know opsets 25-28
         assert outcomes == {name: "identical" for name in NEWER_OPSETS}
-
-
-def runtime_at_least(major: int, minor: int) -> bool:
-    numbers = [int(p) for p in runtime.version().split(".")[:2]]
-    return (numbers[0], numbers[1]) >= (major, minor)
 
 
 def test_not_representable_cases_fail_clearly(

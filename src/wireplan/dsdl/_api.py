@@ -98,7 +98,7 @@ def _write_package(
 
     generator = compiler.source_digest([], [])
     roots = list(roots)
-    for _ in range(len(lookup) + 1):  # each round may promote lookup namespaces to roots
+    while True:  # each round may promote lookup namespaces to roots, each at most once
         types = compiler.read_types(roots, lookup)
         files, layouts = compiler.generate(types)
         by_root: dict[str, list[dict[str, Any]]] = {}
@@ -128,8 +128,6 @@ def _write_package(
         if not partial:
             break
         roots += partial  # a lookup package in output lacks types: compile that namespace whole
-    else:
-        raise WireplanError("could not settle which lookup namespaces to compile whole")
     staging = Path(tempfile.mkdtemp(prefix=".wireplan-compile-", dir=output))
     swapped: list[tuple[Path, Path | None]] = []  # (dest, where its previous package went)
     try:

@@ -39,6 +39,7 @@ __all__ = [
     "kernels_known",
     "loadable_format_versions",
     "needs_expansion",
+    "release_of",
     "session",
     "version",
 ]
@@ -67,7 +68,10 @@ def version() -> str:
     return str(onnxruntime.__version__)
 
 
-def _release(text: str) -> tuple[int, int]:
+def release_of(text: str | None = None) -> tuple[int, int]:
+    """``(major, minor)`` of an onnxruntime version string (default: the installed release)."""
+    if text is None:
+        text = version()
     parts = text.split(".")
     try:
         return int(parts[0]), int("".join(c for c in parts[1] if c.isdigit()) or 0)
@@ -87,7 +91,7 @@ def loadable_format_versions(release: str | None = None) -> tuple[int, ...]:
     1.16 on).  A release newer than this module knows is assumed to load
     what 1.16+ loads.
     """
-    major, minor = _release(release if release is not None else version())
+    major, minor = release_of(release)
     if (major, minor) >= (1, 16):
         return (1, 2, 3, 4, 5, 6)
     if (major, minor) >= (1, 15):
