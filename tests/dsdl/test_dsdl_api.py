@@ -154,6 +154,35 @@ def test_object_api(wp_corner: dict[str, ModuleType]) -> None:
     assert big.big.dtype == bool and len(big.big) == 100  # large bool arrays are numpy arrays
 
 
+def test_public_functions_are_the_methods(wp_corner: dict[str, ModuleType]) -> None:
+    """``serialize`` / ``deserialize`` add no check of their own on the way of a valid
+    object (they are on every message's path), yet refuse what is not generated, and an
+    error raised inside a serializer is not mistaken for a foreign object."""
+    ns = wp_corner["corner"]
+    a = ns.Inner_1_0(x=5, y=True, z=-3)
+    for data in (a.serialize(), bytearray(a.serialize()), memoryview(a.serialize())):
+        assert wireplan.dsdl.deserialize(ns.Inner_1_0, data) == a
+    with pytest.raises(wireplan.EncodeError, match="not a DSDL object: int"):
+        wireplan.dsdl.serialize(5)
+    with pytest.raises(TypeError, match="not a generated DSDL class"):
+        wireplan.dsdl.deserialize(int, b"")
+    with pytest.raises(wireplan.EncodeError, match=r"\$\.x"):
+        wireplan.dsdl.serialize(ns.Inner_1_0(x="five"))
+
+    class Broken:
+        def serialize(self) -> bytes:
+            raise AttributeError("inside")
+
+        @staticmethod
+        def deserialize(data: bytes) -> None:
+            raise AttributeError("inside too")
+
+    with pytest.raises(AttributeError, match="inside"):
+        wireplan.dsdl.serialize(Broken())
+    with pytest.raises(AttributeError, match="inside too"):
+        wireplan.dsdl.deserialize(Broken, b"")
+
+
 def test_constructor_reads_like_an_init(wp_corner: dict[str, ModuleType]) -> None:
     """The keyword constructor is a metaclass ``__call__`` (so that decoders can
     allocate through ``type.__call__``, which needs a class without ``__init__``),
