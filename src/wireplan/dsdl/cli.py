@@ -36,7 +36,7 @@ def _cmd_compile(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def register(subparsers: Any) -> None:
-    """Add ``wireplan dsdl layout`` and ``wireplan dsdl compile``."""
+    """Add ``wireplan dsdl layout``, ``compile``, ``encode`` and ``decode``."""
     dsdl = subparsers.add_parser(
         "dsdl",
         help="Cyphal DSDL: compile namespaces to Python, show a type's layout",
@@ -64,6 +64,10 @@ def register(subparsers: Any) -> None:
     comp.add_argument("--lookup", action="append", metavar="DIR", help="namespace they depend on")
     comp.add_argument("-o", "--output", required=True, metavar="OUT", help="output folder")
     comp.set_defaults(handler=_cmd_compile)
+
+    from wireplan.dsdl import _cli_values
+
+    _cli_values.register(sub)
 
 
 def _rate(fn: Any, seconds: float = 0.15) -> float:

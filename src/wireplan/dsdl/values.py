@@ -1,0 +1,496 @@
+"""DSDL values as text: JSON / YAML in and out, hex, and DSDL types found by name.
+
+What ``wireplan dsdl encode`` / ``decode`` run on:
+
+- :func:`namespace_dirs` gathers root namespace folders from ``--lookup`` and
+  ``CYPHAL_PATH``; :func:`find_class` compiles (through :func:`wireplan.dsdl.load`,
+  cached) and returns the generated class of a name such as
+  ``uavcan.node.Heartbeat.1.0``, ``uavcan.node.Heartbeat`` (newest version) or
+  ``uavcan.register.Access.Request.1.0``;
+- :func:`parse_text` reads JSON or YAML, :func:`from_plain` checks the plain
+  data against the type (every error names the field path) and builds the
+  object, :func:`to_plain` turns an object back into plain data,
+  :func:`dump_json` / :func:`dump_yaml` print it, :func:`parse_hex` reads hex.
+
+The plain form is the one of :func:`wireplan.dsdl.to_builtin`, with the
+conventions of pycyphal's ``to_builtin`` where that one differs (a
+variable-length ``uint8`` array whose bytes are printable ASCII is a
+string).  This is the only module that imports ``yaml`` (PyYAML).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import os
+import re
+import string
+import struct
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from wireplan.errors import EncodeError, WireplanError
+
+__all__ = [
+    "dump_json",
+    "dump_yaml",
+    "find_class",
+    "from_plain",
+    "namespace_dirs",
+    "parse_hex",
+    "parse_text",
+    "to_plain",
+]
+
+Kind = tuple[Any, ...]  # a field kind of ``_FIELDS_`` (see wireplan.dsdl.runtime)
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_VERSIONED = re.compile(r"(?P<short>[A-Za-z_][A-Za-z0-9_]*)_(?P<major>\d+)_(?P<minor>\d+)")
+_PRINTABLE = frozenset(string.printable.encode())
+_PACK = {16: struct.Struct("<e").pack, 32: struct.Struct("<f").pack, 64: struct.Struct("<d").pack}
+_NP_FLOAT = {16: np.float16, 32: np.float32}
+
+
+# ---------------------------------------------------------------- where the types are
+
+
+def namespace_dirs(lookup: Iterable[str | os.PathLike[str]], cyphal_path: str | None) -> list[Path]:
+    """Root namespace folders: each ``lookup`` folder, then those found through ``cyphal_path``.
+
+    ``cyphal_path`` is the ``CYPHAL_PATH`` variable as pycyphal and yakut
+    read it: folders separated by ``os.pathsep`` or ``;``, each holding root
+    namespaces as subfolders (``public_regulated_data_types`` holds
+    ``uavcan`` and ``reg``).  Subfolders that are not identifiers or hold no
+    ``.dsdl`` file are left out.
+    """
+    dirs: list[Path] = []
+    for item in lookup:
+        folder = Path(item)
+        if not folder.is_dir():
+            raise WireplanError(f"--lookup {folder}: not a folder")
+        dirs.append(folder)
+    for entry in (cyphal_path or "").replace(os.pathsep, ";").split(";"):
+        if not entry.strip():
+            continue
+        parent = Path(entry.strip())
+        if not parent.is_dir():
+            continue  # as pycyphal: a stale entry is not an error
+        for sub in sorted(parent.iterdir()):
+            if sub.is_dir() and _IDENT.fullmatch(sub.name) and next(sub.rglob("*.dsdl"), None):
+                dirs.append(sub)
+    return dirs
+
+
+def _parse_name(name: str) -> tuple[list[str], str, int | None, int | None, str | None]:
+    """``(namespace, short name, major, minor, "Request" / "Response" / None)`` of a type name."""
+    parts = re.split(r"[./\\]", name)
+    if not all(parts):
+        raise WireplanError(f"{name!r}: not a DSDL type name (uavcan.node.Heartbeat.1.0)")
+    half = None
+    if parts[-1] in ("Request", "Response") and len(parts) > 1 and parts[-2].isdigit():
+        half = parts.pop()  # uavcan.register.Access.1.0.Request, as the Python class path reads
+    numbers: list[int] = []
+    while parts and parts[-1].isdigit() and len(numbers) < 2:
+        numbers.insert(0, int(parts.pop()))
+    if half is None and len(parts) > 2 and parts[-1] in ("Request", "Response"):
+        half = parts.pop()
+    if len(parts) < 2 or not all(_IDENT.fullmatch(p) for p in parts):
+        raise WireplanError(f"{name!r}: not a DSDL type name (uavcan.node.Heartbeat.1.0)")
+    major = numbers[0] if numbers else None
+    minor = numbers[1] if len(numbers) > 1 else None
+    return parts[:-1], parts[-1], major, minor, half
+
+
+def _is_class(obj: Any) -> bool:
+    return isinstance(obj, type) and hasattr(obj, "_FIELDS_") and hasattr(obj, "_FULL_NAME_")
+
+
+def find_class(name: str, dirs: Sequence[Path]) -> Any:
+    """The generated class of the type ``name`` from the root namespaces ``dirs``.
+
+    ``name`` is a full name with ``.`` (or ``/``, ``\\``) between the parts;
+    a missing version means the newest, a missing minor version the newest
+    of that major.  A service's halves are ``NAME.Request[.M.m]`` or
+    ``NAME.M.m.Request``.  The root namespace of the type is compiled with
+    the others as lookup namespaces (``wireplan.dsdl.load``, cached); the
+    first folder of a given root name wins.
+    """
+    namespace, short, major, minor, half = _parse_name(name)
+    by_root: dict[str, Path] = {}
+    for d in dirs:
+        by_root.setdefault(d.resolve().name, d)
+    if not by_root:
+        raise WireplanError("no DSDL namespaces: give --lookup DIR or set CYPHAL_PATH")
+    root = namespace[0]
+    if root not in by_root:
+        known = ", ".join(sorted(by_root))
+        raise WireplanError(f"no root namespace {root!r} in --lookup or CYPHAL_PATH (have {known})")
+    from wireplan.dsdl import load
+
+    lookups = [d for r, d in by_root.items() if r != root]
+    module: Any = load(by_root[root], lookup=lookups)
+    for i, part in enumerate(namespace[1:], 1):
+        child = getattr(module, part, None)
+        if not isinstance(child, ModuleType):
+            raise WireplanError(f"no namespace {'.'.join(namespace[: i + 1])!r}")
+        module = child
+    ns = ".".join(namespace)
+    found: list[tuple[int, int, Any]] = []
+    for attr in getattr(module, "__all__", dir(module)):
+        m = _VERSIONED.fullmatch(attr)
+        if m and m["short"] == short:
+            found.append((int(m["major"]), int(m["minor"]), getattr(module, attr)))
+    if not found:
+        raise WireplanError(f"no type {ns}.{short}")
+    chosen = sorted(
+        (f for f in found if (major is None or f[0] == major) and (minor is None or f[1] == minor)),
+        key=lambda f: (f[0], f[1]),
+    )
+    if not chosen:
+        have = ", ".join(f"{a}.{b}" for a, b, _ in sorted(found, key=lambda f: (f[0], f[1])))
+        wanted = f"{major}" + (f".{minor}" if minor is not None else "")
+        raise WireplanError(f"no version {wanted} of {ns}.{short} (have {have})")
+    cls = chosen[-1][2]
+    a, b = chosen[-1][0], chosen[-1][1]
+    is_service = hasattr(cls, "Request") and hasattr(cls, "Response") and not _is_class(cls)
+    if half is not None:
+        if not is_service:
+            raise WireplanError(f"{ns}.{short}.{a}.{b} is not a service: it has no {half}")
+        cls = getattr(cls, half)
+    elif is_service:
+        raise WireplanError(
+            f"{ns}.{short}.{a}.{b} is a service: name its request or response "
+            f"({ns}.{short}.Request.{a}.{b} or {ns}.{short}.Response.{a}.{b})"
+        )
+    return cls
+
+
+# ---------------------------------------------------------------- text in
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def parse_text(text: str, what: str = "VALUE") -> Any:
+    """The plain data of JSON text, else of YAML text (flow or block style).
+
+    JSON is tried first: it reads ``1e3`` as a number and ``NaN`` /
+    ``Infinity``, which YAML 1.1 reads as strings; every other JSON
+    document means the same in YAML.
+    """
+    try:
+        return json.loads(text)
+    except ValueError:
+        pass
+    try:
+        import yaml
+    except ImportError:  # pragma: no cover - pyyaml is part of the dsdl extra
+        raise WireplanError(
+            f"{what} is not JSON, and reading YAML needs PyYAML: pip install 'wireplan[dsdl]'"
+        ) from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc)
+        where = f" at line {mark.line + 1} column {mark.column + 1}" if mark is not None else ""
+        raise WireplanError(
+            f"{what} is neither JSON nor YAML: {_one_line(problem)}{where}"
+        ) from None
+
+
+def parse_hex(text: str) -> bytes:
+    """Bytes of hex text; whitespace, ``0x`` prefixes and ``:``/``-`` separators are ignored."""
+    cleaned: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c in "0123456789abcdefABCDEF":
+            cleaned.append(c)
+        elif text.startswith(("0x", "0X"), i) and (i == 0 or not text[i - 1].isalnum()):
+            i += 1
+        elif not (c.isspace() or c in ":-"):
+            raise WireplanError(f"not hex: {c!r} at character {i + 1}")
+        i += 1
+    if len(cleaned) % 2:
+        raise WireplanError(f"odd number of hex digits ({len(cleaned)})")
+    return bytes.fromhex("".join(cleaned))
+
+
+# ---------------------------------------------------------------- plain data -> object
+
+
+def _type_name(kind: Kind) -> str:
+    tag = kind[0]
+    if tag == "u":
+        return f"uint{kind[1]}"
+    if tag == "i":
+        return f"int{kind[1]}"
+    if tag == "f":
+        return f"float{kind[1]}"
+    return {"b": "bool", "byte": "byte", "utf8": "utf8"}.get(tag, str(tag))
+
+
+def _what(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a bool"
+    if isinstance(value, int | float):
+        return f"the number {value!r}"
+    if isinstance(value, str):
+        return f"the string {value!r}" if len(value) < 40 else "a string"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list | tuple):
+        return "a list"
+    return f"a {type(value).__name__}"
+
+
+def _integer(kind: Kind, value: Any, path: str) -> int:
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise EncodeError(f"{_type_name(kind)} requires an integer, got {_what(value)}", path)
+    bits = kind[1]
+    if kind[0] == "i":
+        lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    else:
+        lo, hi = 0, (1 << bits) - 1
+    if not lo <= value <= hi:
+        raise EncodeError(f"{value} is out of range for {_type_name(kind)} ({lo}..{hi})", path)
+    return value
+
+
+def _float(kind: Kind, value: Any, path: str) -> float:
+    if isinstance(value, str):  # "nan", "-inf", "1e3", and YAML's ".nan" / ".inf" quoted
+        text = value.strip()
+        if text.lower() in (".nan", ".inf", "+.inf", "-.inf"):
+            text = text.replace(".", "", 1)
+        try:
+            value = float(text)
+        except ValueError:
+            raise EncodeError(
+                f"{_type_name(kind)} requires a number, got {_what(value)}", path
+            ) from None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise EncodeError(f"{_type_name(kind)} requires a number, got {_what(value)}", path)
+    try:
+        f = float(value)
+        _PACK[kind[1]](f)  # rounds as the wire does; overflow only if it rounds past the maximum
+    except OverflowError:
+        raise EncodeError(f"{value} is out of range for {_type_name(kind)}", path) from None
+    return math.nan if f != f else f  # one NaN: PyYAML's .nan has the sign bit set
+
+
+def _bool(value: Any, path: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    raise EncodeError(f"bool requires true or false, got {_what(value)}", path)
+
+
+def _array(kind: Kind, value: Any, path: str) -> Any:
+    cap, element = kind[1], kind[2]
+    etag = element[0]
+    bytewise = etag in ("byte", "utf8") or (etag == "u" and element[1] == 8)
+    if isinstance(value, str) and bytewise:
+        try:
+            raw: Any = value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise EncodeError("a string with a lone surrogate is not UTF-8", path) from None
+    elif isinstance(value, bytes | bytearray) and bytewise:
+        raw = bytes(value)
+    elif isinstance(value, list | tuple):
+        raw = None
+    else:
+        want = "a list or a string" if bytewise else "a list"
+        raise EncodeError(f"array requires {want}, got {_what(value)}", path)
+    count = len(raw if raw is not None else value)
+    if kind[0] == "fa" and count != cap:
+        unit = " bytes" if raw is not None else ""
+        raise EncodeError(
+            f"fixed-length array requires exactly {cap} elements, got {count}{unit}", path
+        )
+    if kind[0] == "va" and count > cap:
+        raise EncodeError(f"array length {count} exceeds capacity {cap}", path)
+    if raw is None:
+        items = [_value(element, v, f"{path}[{i}]") for i, v in enumerate(value)]
+        if bytewise:
+            raw = bytes(items)
+        else:
+            return items
+    if etag == "utf8":
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise EncodeError(f"not valid UTF-8 (byte {exc.start})", path) from None
+    if etag == "byte":
+        return raw
+    return list(raw)
+
+
+def _value(kind: Kind, value: Any, path: str) -> Any:
+    tag = kind[0]
+    if tag in ("u", "i"):
+        return _integer(kind, value, path)
+    if tag in ("byte", "utf8"):
+        return _integer((tag, 8), value, path)
+    if tag == "f":
+        return _float(kind, value, path)
+    if tag == "b":
+        return _bool(value, path)
+    if tag == "c":
+        return from_plain(kind[1], value, path)
+    if tag in ("fa", "va"):
+        return _array(kind, value, path)
+    raise AssertionError(f"unknown field kind {kind!r}")  # pragma: no cover
+
+
+def _dsdl_name(cls: Any) -> str:
+    return str(cls._FULL_NAME_)
+
+
+def from_plain(cls: Any, data: Any, path: str = "$") -> Any:
+    """A ``cls`` object from plain data, every value checked; ``EncodeError`` names the path.
+
+    A composite is a mapping by DSDL field name (missing fields keep their
+    defaults), a union a mapping with exactly one field.  Integers must be
+    in the range of their type, floats finite within it or ``nan`` /
+    ``inf`` / ``-inf`` (numbers or strings), bools ``true`` / ``false``
+    (or 0 / 1).  A ``uint8`` / ``byte`` / ``utf8`` array also takes a
+    string (its UTF-8 bytes).
+    """
+    if path == "$" and data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise EncodeError(
+            f"{_dsdl_name(cls)} requires a mapping of fields, got {_what(data)}", path
+        )
+    fields: tuple[tuple[str, Kind, str], ...] = cls._FIELDS_
+    by_name = {name: (attr, kind) for attr, kind, name in fields}
+    for key in data:
+        if key not in by_name:
+            names = ", ".join(by_name) or "none"
+            raise EncodeError(f"unknown field {key!r} of {_dsdl_name(cls)} (fields: {names})", path)
+    if cls._UNION_ and len(data) != 1:
+        names = ", ".join(by_name)
+        raise EncodeError(
+            f"union {_dsdl_name(cls)} requires exactly one of its fields ({names}), "
+            f"got {len(data)}",
+            path,
+        )
+    args = {}
+    for key, value in data.items():
+        attr, kind = by_name[key]
+        args[attr] = _value(kind, value, f"{path}.{key}")
+    return cls(**args)
+
+
+# ---------------------------------------------------------------- object -> plain data
+
+
+def _float_out(bits: int, value: Any, json_safe: bool) -> Any:
+    f = float(value)
+    if not math.isfinite(f):
+        if json_safe:
+            return "nan" if math.isnan(f) else ("inf" if f > 0 else "-inf")
+        return f
+    np_type = _NP_FLOAT.get(bits)
+    if np_type is not None:  # the shortest text that reads back as the same float16/32
+        return float(str(np_type(f)))
+    return f
+
+
+def _items(value: Any) -> list[Any]:
+    if isinstance(value, np.ndarray):
+        out: list[Any] = value.tolist()
+        return out
+    if isinstance(value, str):
+        return list(value.encode("utf-8"))
+    return list(value)
+
+
+def _value_out(kind: Kind, value: Any, json_safe: bool) -> Any:
+    tag = kind[0]
+    if tag in ("u", "i", "byte", "utf8"):
+        return int(value)
+    if tag == "f":
+        return _float_out(kind[1], value, json_safe)
+    if tag == "b":
+        return bool(value)
+    if tag == "c":
+        return to_plain(value, json_safe=json_safe)
+    element = kind[2]
+    etag = element[0]
+    if etag == "utf8":
+        return value if isinstance(value, str) else bytes(_items(value)).decode("utf-8")
+    items = _items(value)
+    bytewise = etag == "byte" or (etag == "u" and element[1] == 8)
+    if tag == "va" and bytewise and all(b in _PRINTABLE for b in items):
+        return bytes(items).decode("ascii")
+    if etag == "c":
+        return [to_plain(v, json_safe=json_safe) for v in items]
+    return [_value_out(element, v, json_safe) for v in items]
+
+
+def to_plain(obj: Any, *, json_safe: bool = False) -> dict[str, Any]:
+    """Plain data of a generated object: what :func:`from_plain` reads back to the same bytes.
+
+    Dicts by DSDL field name (a union: its one field), lists for arrays;
+    ``utf8`` arrays are strings, and so is a variable-length ``uint8`` /
+    ``byte`` array whose bytes are all printable ASCII (pycyphal's rule).
+    float16 / float32 values are the shortest decimal that reads back as the
+    same value.  With ``json_safe``, NaN and infinities are the strings
+    ``"nan"``, ``"inf"``, ``"-inf"`` (JSON has no such numbers).
+    """
+    cls = type(obj)
+    fields: tuple[tuple[str, Kind, str], ...] = cls._FIELDS_
+    if cls._UNION_:
+        _, kind, name = fields[obj._tag]
+        return {name: _value_out(kind, obj._value, json_safe)}
+    return {name: _value_out(kind, getattr(obj, attr), json_safe) for attr, kind, name in fields}
+
+
+# ---------------------------------------------------------------- text out
+
+
+def dump_json(data: Any) -> str:
+    """One line of JSON (no NaN / Infinity: give :func:`to_plain` ``json_safe=True``)."""
+    return json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
+@functools.cache
+def _yaml_dumper() -> Any:
+    """A SafeDumper that writes lists of scalars in flow style, everything else in block style."""
+    import yaml
+
+    def represent_list(dumper: Any, items: list[Any]) -> Any:
+        flow = all(not isinstance(v, dict | list) for v in items)
+        return dumper.represent_sequence("tag:yaml.org,2002:seq", items, flow_style=flow)
+
+    dumper: Any = type("WireplanDumper", (yaml.SafeDumper,), {})
+    dumper.add_representer(list, represent_list)
+    return dumper
+
+
+def dump_yaml(data: Any) -> str:
+    """Block-style YAML with lists of scalars on one line (``value: [1, 2, 3]``), no final newline."""
+    import yaml
+
+    text: str = yaml.dump(
+        data,
+        Dumper=_yaml_dumper(),
+        sort_keys=False,
+        allow_unicode=True,
+        default_flow_style=False,
+        width=100,
+    )
+    return text.rstrip("\n")
