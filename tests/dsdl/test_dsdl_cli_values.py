@@ -22,7 +22,7 @@ from wireplan.cli import main
 from wireplan.dsdl import values as dsdl_values
 
 from ._support import CORNER, PUBLIC, REG, REPO, UAVCAN, full_name, serializable
-from ._values import same, values
+from ._values import values
 
 _LOOKUP = ["--lookup", str(UAVCAN), "--lookup", str(REG)]
 _ONE = settings(
@@ -70,7 +70,6 @@ def _jsonable(v: Any) -> Any:
 
 def _round_trip(t: Any, lookup: list[str], as_yaml: bool) -> None:
     name = full_name(t)
-    cls = dsdl_values.find_class(name, dsdl_values.namespace_dirs(lookup[1::2], None))
 
     @_ONE
     @given(values(t))
@@ -165,7 +164,8 @@ def test_yaml_flow_as_yakut_users_type_it() -> None:
 )
 def test_type_names_as_yakut_takes_them(name: str, chosen: str) -> None:
     dirs = dsdl_values.namespace_dirs([UAVCAN, REG], None)
-    assert dsdl_values.find_class(name, dirs)._FULL_NAME_ == chosen
+    found = dsdl_values.find_class(name, dirs)._FULL_NAME_
+    assert found == chosen
 
 
 def test_cyphal_path(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
