@@ -78,8 +78,12 @@ def _round_trip(t: Any, lookup: list[str], as_yaml: bool) -> None:
         ref = pydsdl.serialize(t, v)
         hexed = _encode(name, text, lookup)
         assert hexed == ref.hex(), f"{name}: {hexed} != {ref.hex()} for {text}"
-        decoded = _decode(name, hexed, lookup)
-        assert _encode(name, json.dumps(decoded), lookup) == hexed, name
+        if as_yaml:  # what a terminal shows reads back as the same bytes
+            shown = _ok("dsdl", "decode", name, hexed, "--yaml", *lookup)
+            assert _encode(name, shown, lookup) == hexed, f"{name}: {shown}"
+        else:
+            decoded = _decode(name, hexed, lookup)
+            assert _encode(name, json.dumps(decoded), lookup) == hexed, f"{name}: {decoded}"
 
     check()
 
@@ -125,7 +129,7 @@ def test_yaml_flow_as_yakut_users_type_it() -> None:
     )
     assert hexed == "05000000010000"
     assert _encode("uavcan.node.Heartbeat.1.0", '{"uptime": 5, "health": {"value": 1}}') == hexed
-    assert _decode("uavcan.node.Heartbeat.1.0", "05 00 00 00 01 00 00") == {
+    assert _decode("uavcan.node.Heartbeat.1.0", "0x05 0x00 00:00-01 00 00") == {
         "uptime": 5,
         "health": {"value": 1},
         "mode": {"value": 0},

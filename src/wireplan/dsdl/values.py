@@ -211,10 +211,10 @@ def parse_hex(text: str) -> bytes:
     i, n = 0, len(text)
     while i < n:
         c = text[i]
-        if c in "0123456789abcdefABCDEF":
-            cleaned.append(c)
-        elif text.startswith(("0x", "0X"), i) and (i == 0 or not text[i - 1].isalnum()):
+        if text.startswith(("0x", "0X"), i) and (i == 0 or not text[i - 1].isalnum()):
             i += 1
+        elif c in "0123456789abcdefABCDEF":
+            cleaned.append(c)
         elif not (c.isspace() or c in ":-"):
             raise WireplanError(f"not hex: {c!r} at character {i + 1}")
         i += 1
