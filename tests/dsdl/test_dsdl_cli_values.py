@@ -17,11 +17,12 @@ import pydsdl
 import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from wireplan.cli import main
 from wireplan.dsdl import values as dsdl_values
 
-from ._support import CORNER, PUBLIC, REG, REPO, UAVCAN, full_name, serializable
+from ._support import CORNER, PUBLIC, REG, REPO, UAVCAN, full_name, serializable, unwrap
 from ._values import values
 
 _LOOKUP = ["--lookup", str(UAVCAN), "--lookup", str(REG)]
@@ -70,10 +71,16 @@ def _jsonable(v: Any) -> Any:
 
 def _round_trip(t: Any, lookup: list[str], as_yaml: bool) -> None:
     name = full_name(t)
+    size = (unwrap(t).bit_length_set.max + 7) // 8
 
     @_ONE
-    @given(values(t))
-    def check(v: Any) -> None:
+    @given(values(t), st.binary(max_size=size + 4))
+    def check(v: Any, junk: bytes) -> None:
+        # any bytes: a value or one line naming the byte offset, never a traceback
+        code, out, err = _run("dsdl", "decode", name, junk.hex(), "--json", *lookup)
+        assert (code, err) == (0, "") or (code == 1 and err.startswith("wireplan: error: at byte"))
+        assert err.count("\n") <= 1, err
+        assert code or json.loads(out) is not None
         text = yaml.safe_dump(v) if as_yaml else json.dumps(_jsonable(v))
         ref = pydsdl.serialize(t, v)
         hexed = _encode(name, text, lookup)

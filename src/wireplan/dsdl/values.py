@@ -453,9 +453,12 @@ def to_plain(obj: Any, *, json_safe: bool = False) -> dict[str, Any]:
     """
     cls = type(obj)
     fields: tuple[tuple[str, Kind, str], ...] = cls._FIELDS_
-    if cls._UNION_:
-        _, kind, name = fields[obj._tag]
-        return {name: _value_out(kind, obj._value, json_safe)}
+    if cls._UNION_:  # the selected field is the one that does not read as None
+        for attr, kind, name in fields:
+            value = getattr(obj, attr)
+            if value is not None:
+                return {name: _value_out(kind, value, json_safe)}
+        raise WireplanError(f"{_dsdl_name(cls)}: a union with no field set")  # pragma: no cover
     return {name: _value_out(kind, getattr(obj, attr), json_safe) for attr, kind, name in fields}
 
 
