@@ -233,6 +233,32 @@ def test_plain_form_matches_pycyphal(pycyphal_public: dict[str, ModuleType]) -> 
         assert _decode(name, ref) == plain, name
 
 
+def test_positional_shorthand_as_pycyphal(pycyphal_public: dict[str, ModuleType]) -> None:
+    """Values in field order, as pycyphal's update_from_builtin takes them: the same bytes."""
+    import importlib
+
+    import pycyphal.dsdl as pyc
+
+    for sub in ("node", "primitive.array", "register", "si.unit.angle"):
+        importlib.import_module(f"uavcan.{sub}")
+    uavcan = pycyphal_public["uavcan"]
+    cases = [
+        (uavcan.node.Heartbeat_1_0, "[123456, 1, 2]"),
+        (uavcan.node.Heartbeat_1_0, "123456"),
+        (uavcan.primitive.array.Real64_1_0, "123.456"),
+        (uavcan.primitive.array.Real64_1_0, "[123.456]"),
+        (uavcan.primitive.array.Real64_1_0, "[123.456, -9]"),
+        (uavcan.register.Access_1_0.Request, '["X", {"integer8": 99}]'),
+        (uavcan.si.unit.angle.Scalar_1_0, "2.31"),
+        (uavcan.register.Value_1_0, "[[]]"),
+    ]
+    for cls, text in cases:
+        model = pyc.get_model(cls)
+        name = f"{model.full_name}.{model.version.major}.{model.version.minor}"
+        ref = b"".join(pyc.serialize(pyc.update_from_builtin(cls(), yaml.safe_load(text))))
+        assert _encode(name, text) == ref.hex(), (name, text)
+
+
 def test_floats_shortest_and_non_finite() -> None:
     name = "uavcan.primitive.array.Real32.1.0"
     hexed = _encode(name, "{value: [1.1, .nan, -.inf, .inf, -0.0, 3.4028235e+38]}")
@@ -353,12 +379,12 @@ _BAD = [
         "$.uptime: uint32 requires an integer",
     ),
     (
-        ("encode", "uavcan.node.Heartbeat.1.0", "[1, 2]"),
-        "uavcan.node.Heartbeat.1.0 requires a mapping of fields, got a list",
+        ("encode", "uavcan.node.Heartbeat.1.0", "[1, 2, 3, 4, 5]"),
+        "5 values for 4 fields of uavcan.node.Heartbeat.1.0",
     ),
     (
-        ("encode", "uavcan.node.Heartbeat.1.0", "{health: 1}"),
-        "$.health: uavcan.node.Health.1.0 requires a mapping",
+        ("encode", "uavcan.node.Heartbeat.1.0", "{health: [1, 2]}"),
+        "$.health: 2 values for 1 field of uavcan.node.Health.1.0",
     ),
     (
         ("encode", "uavcan.primitive.array.Real32.1.0", "{value: [1, x]}"),

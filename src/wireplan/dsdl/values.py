@@ -358,23 +358,53 @@ def _dsdl_name(cls: Any) -> str:
     return str(cls._FULL_NAME_)
 
 
+def _positional(
+    cls: Any, fields: tuple[tuple[str, Kind, str], ...], data: Any, path: str
+) -> dict[str, Any]:
+    """Values in field order as a mapping: pycyphal's ``update_from_builtin`` shorthand.
+
+    ``[123, 1, 2]`` is a Heartbeat's uptime, health and mode; a lone value
+    is a list of one (``2.5`` for a ``Scalar``).  When there are more values
+    than fields and the first field is an array or a composite, the values
+    are all for that field (``[1, 2, 3]`` for an array type).  A lone number
+    for an array field is an array of one.  A union takes one value, for its
+    first field.
+    """
+    items = list(data) if isinstance(data, list | tuple) else [data]
+    room = 1 if cls._UNION_ else len(fields)
+    if fields and fields[0][1][0] in ("fa", "va", "c") and len(items) > room:
+        items = [items]
+    if len(items) > room:
+        raise EncodeError(
+            f"{len(items)} values for {len(fields)} field{'s' * (len(fields) != 1)} "
+            f"of {_dsdl_name(cls)}"
+            if not cls._UNION_
+            else f"union {_dsdl_name(cls)} takes one value, got {len(items)}",
+            path,
+        )
+    out = {}
+    for (_, kind, name), value in zip(fields, items, strict=False):
+        lone = isinstance(value, int | float)
+        out[name] = [value] if kind[0] in ("fa", "va") and lone else value
+    return out
+
+
 def from_plain(cls: Any, data: Any, path: str = "$") -> Any:
     """A ``cls`` object from plain data, every value checked; ``EncodeError`` names the path.
 
     A composite is a mapping by DSDL field name (missing fields keep their
-    defaults), a union a mapping with exactly one field.  Integers must be
-    in the range of their type, floats finite within it or ``nan`` /
+    defaults), a union a mapping with exactly one field; pycyphal's
+    positional shorthand works too (see :func:`_positional`).  Integers must
+    be in the range of their type, floats finite within it or ``nan`` /
     ``inf`` / ``-inf`` (numbers or strings), bools ``true`` / ``false``
     (or 0 / 1).  A ``uint8`` / ``byte`` / ``utf8`` array also takes a
     string (its UTF-8 bytes).
     """
     if path == "$" and data is None:
         data = {}
-    if not isinstance(data, dict):
-        raise EncodeError(
-            f"{_dsdl_name(cls)} requires a mapping of fields, got {_what(data)}", path
-        )
     fields: tuple[tuple[str, Kind, str], ...] = cls._FIELDS_
+    if not isinstance(data, dict):
+        data = _positional(cls, fields, data, path)
     by_name = {name: (attr, kind) for attr, kind, name in fields}
     for key in data:
         if key not in by_name:
