@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-HEAVY = ("onnx", "onnxruntime", "torch", "ml_dtypes", "pydsdl", "pycyphal", "flatbuffers")
+HEAVY = ("onnx", "onnxruntime", "torch", "ml_dtypes", "pydsdl", "pycyphal", "flatbuffers", "yaml")
 
 
 def _imported_after(code: str) -> list[str]:
