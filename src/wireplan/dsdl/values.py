@@ -129,7 +129,10 @@ def find_class(name: str, dirs: Sequence[Path]) -> Any:
     root = namespace[0]
     if root not in by_root:
         known = ", ".join(sorted(by_root))
-        raise WireplanError(f"no root namespace {root!r} in --lookup or CYPHAL_PATH (have {known})")
+        raise WireplanError(
+            f"no root namespace {root!r} in --lookup or CYPHAL_PATH (have {known}; --lookup "
+            "takes a root namespace folder, CYPHAL_PATH folders that hold them)"
+        )
     from wireplan.dsdl import load
 
     lookups = [d for r, d in by_root.items() if r != root]
