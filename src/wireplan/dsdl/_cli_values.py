@@ -93,6 +93,18 @@ def register(sub: Any) -> None:
     dec.add_argument("--lookup", action="append", metavar="DIR", help="a root namespace folder")
     dec.add_argument("--raw", action="store_true", help="read raw bytes from stdin (HEX is -)")
     form = dec.add_mutually_exclusive_group()
-    form.add_argument("--json", dest="format", action="store_const", const="json", help="JSON")
-    form.add_argument("--yaml", dest="format", action="store_const", const="yaml", help="YAML")
+    form.add_argument(
+        "--json",
+        dest="format",
+        action="store_const",
+        const="json",
+        help="print JSON (the default when piped)",
+    )
+    form.add_argument(
+        "--yaml",
+        dest="format",
+        action="store_const",
+        const="yaml",
+        help="print YAML (the default on a terminal)",
+    )
     dec.set_defaults(handler=_cmd_decode, format=None)
