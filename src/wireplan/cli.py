@@ -88,6 +88,15 @@ def _cmd_inspect(args: argparse.Namespace, out: TextIO) -> int:
     code = 0
     for file in args.file:
         path = Path(file)
+        if path.is_dir() or (not path.exists() and any(c in file for c in "*?[")):
+            # A folder or an unexpanded glob: a set of shards (record files only).
+            shards = getattr(formats.get("evalue"), "inspect_shards", None)
+            if shards is None:
+                print(f"wireplan: {path}: not a file", file=sys.stderr)
+                code = 1
+            else:
+                shards(file, out)
+            continue
         with path.open("rb") as f:
             head = f.read(64)
         for name in INSPECT_ORDER:
@@ -133,12 +142,18 @@ def build_parser() -> argparse.ArgumentParser:
         "inspect",
         help="describe a file: an EValue or an EValue record file, or an .ort model",
         description=(
-            "Describe files; the format is recognised from their first bytes.  With "
+            "Describe files; the format is recognised from their first bytes.  A folder or a "
+            "quoted glob of EValue record files (shards) is summed up as one set.  With "
             "--operators, print the required_operators.config of a reduced onnxruntime build "
             "for the .ort or .onnx models given (several are merged into one config)."
         ),
     )
-    inspect.add_argument("file", nargs="+", metavar="FILE", help="the file(s) to describe")
+    inspect.add_argument(
+        "file",
+        nargs="+",
+        metavar="FILE",
+        help="the file(s), shard folder(s) or glob(s) to describe",
+    )
     inspect.add_argument(
         "--operators",
         action="store_true",

@@ -49,6 +49,8 @@ from wireplan.evalue._records import (
     encode_list,
     plan_list,
     read_records,
+    record_count,
+    shard_paths,
 )
 
 __all__ = [
@@ -77,4 +79,6 @@ __all__ = [
     "info_for_dtype",
     "plan_list",
     "read_records",
+    "record_count",
+    "shard_paths",
 ]

@@ -38,6 +38,7 @@ truncated.
 from __future__ import annotations
 
 import contextlib
+import glob
 import os
 import struct
 from collections.abc import Iterable, Iterator, Sequence
@@ -71,6 +72,8 @@ __all__ = [
     "decode_list",
     "encode_list",
     "read_records",
+    "record_count",
+    "shard_paths",
 ]
 
 LIST_MAGIC: Final = b"WPEL"
@@ -245,6 +248,13 @@ class RecordWriter:
     synced and renamed.  :meth:`abort`, or an exception leaving the ``with``
     block, removes the temporary file and leaves any old file untouched.
 
+    With ``shard_bytes``, the records go to numbered shards instead: ``path``
+    is a pattern with a ``{shard}`` field (``"train-{shard:05d}.evr"``; without
+    one, ``-{shard:05d}`` goes before the extension).  A shard is finished and
+    renamed into place as soon as the next record would take it past
+    ``shard_bytes``; a record larger than that gets a shard of its own.
+    :attr:`paths` lists the shards; an abort removes only the unfinished one.
+
     A value that cannot be encoded raises :class:`EncodeError` before any
     byte of its record is written, and the writer goes on.  A failed write
     to the file (a full disk) may leave half a record behind, so it aborts
@@ -252,20 +262,44 @@ class RecordWriter:
     then raise ``ValueError`` instead of publishing a damaged file.
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, extended: bool = False) -> None:
-        self.path = os.fspath(path)
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        extended: bool = False,
+        shard_bytes: int | None = None,
+    ) -> None:
         self.extended = extended
         self._failed: BaseException | None = None
-        self._pos = 0
         self._count = 0
+        self._pattern: str | None = None
+        self._shard_bytes = shard_bytes
+        self._done: list[str] = []
+        if shard_bytes is None:
+            self.path = os.fspath(path)
+        else:
+            if shard_bytes < 1:
+                raise ValueError(f"shard_bytes must be positive, not {shard_bytes}")
+            self._pattern = _shard_pattern(os.fspath(path))
+            self.path = self._pattern.format(shard=0)
+        self._open_file()
+
+    def _open_file(self) -> None:
+        self._pos = 0
+        self._in_file = 0
         self._cm = atomic_open(self.path)
         self._file: IO[bytes] | None = self._cm.__enter__()
         self._put(_RECORD_HEAD.pack(RECORD_MAGIC, RECORD_VERSION, 0, 0, 0))
 
     @property
     def count(self) -> int:
-        """Records written so far."""
+        """Records written so far (over all shards)."""
         return self._count
+
+    @property
+    def paths(self) -> list[str]:
+        """The files finished so far, then the one being written (if any)."""
+        return self._done + ([self.path] if self._file is not None else [])
 
     def _put(self, data: Any) -> None:
         if self._file is None:
@@ -301,24 +335,41 @@ class RecordWriter:
         return self._append(mv)
 
     def _append(self, data: Any) -> int:
+        if self._file is None:
+            raise self._closed_error()
+        n = memoryview(data).nbytes
+        if (
+            self._pattern is not None
+            and self._shard_bytes is not None
+            and self._in_file
+            and _record_length_at(self._pos) + _U64.size + n > self._shard_bytes
+        ):
+            self._finish_file()
+            self.path = self._pattern.format(shard=len(self._done))
+            self._open_file()
         at = _record_length_at(self._pos)
         if at > self._pos:
             self._put(bytes(at - self._pos))
         self._put(_U64.pack(memoryview(data).nbytes))
         self._put(data)
         self._count += 1
+        self._in_file += 1
         return self._count - 1
 
     def close(self) -> None:
-        """Finish the file: sync it and rename it into place."""
-        f = self._file
-        if f is None:
+        """Finish the file (the last shard): sync it and rename it into place."""
+        if self._file is None:
             if self._failed is not None:
                 raise self._closed_error()
             return
+        self._finish_file()
+
+    def _finish_file(self) -> None:
+        f = self._file
+        assert f is not None
         try:
             f.seek(_COUNT_AT)
-            f.write(_U64.pack(self._count))
+            f.write(_U64.pack(self._in_file))
             f.seek(0, os.SEEK_END)
         except BaseException as exc:
             self._failed = exc
@@ -330,6 +381,7 @@ class RecordWriter:
         except BaseException as exc:  # the temporary file is gone, the old file untouched
             self._failed = exc
             raise
+        self._done.append(self.path)
 
     def abort(self) -> None:
         """Discard everything written; an old file at ``path`` stays as it was."""
@@ -367,7 +419,76 @@ class _Aborted(Exception):
     pass
 
 
-def _scan_records(mv: memoryview) -> list[tuple[int, int]]:
+def _shard_pattern(path: str) -> str:
+    """``path`` as a ``str.format`` pattern with a ``{shard}`` field."""
+    if "{shard" in path:
+        try:
+            path.format(shard=0)
+        except (KeyError, IndexError, ValueError) as exc:
+            raise ValueError(
+                f"the shard pattern {path!r} must have one {{shard}} field and no other: {exc}"
+            ) from None
+        return path
+    escaped = path.replace("{", "{{").replace("}", "}}")
+    stem, ext = os.path.splitext(escaped)
+    return f"{stem}-{{shard:05d}}{ext}"
+
+
+def _has_glob(text: str) -> bool:
+    return any(c in text for c in "*?[")
+
+
+def shard_paths(source: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> list[str]:
+    """The record files ``source`` names: a file, a folder, a glob, or a list of them.
+
+    A folder gives the files in it (not hidden, not in subfolders) that begin
+    with the record file magic; a glob gives its matches (record files or
+    not); both sorted by name.  Raises ``FileNotFoundError`` when a path
+    does not exist or a folder or glob finds nothing.
+    """
+    if not isinstance(source, str | os.PathLike):
+        out: list[str] = []
+        for item in source:
+            out += shard_paths(item)
+        return out
+    path = os.fspath(source)
+    if os.path.isdir(path):
+        found = []
+        for name in sorted(os.listdir(path)):
+            full = os.path.join(path, name)
+            if name.startswith(".") or not os.path.isfile(full):
+                continue
+            with open(full, "rb") as f:
+                if f.read(len(RECORD_MAGIC)) == RECORD_MAGIC:
+                    found.append(full)
+        if not found:
+            raise FileNotFoundError(f"no EValue record files in the folder {path}")
+        return found
+    if os.path.exists(path) or not _has_glob(path):
+        if not os.path.isfile(path):
+            raise FileNotFoundError(f"no such record file: {path}")
+        return [path]
+    matches = sorted(p for p in glob.glob(path) if os.path.isfile(p))
+    if not matches:
+        raise FileNotFoundError(f"no files match {path}")
+    return matches
+
+
+def record_count(path: str | os.PathLike[str]) -> int:
+    """The number of records a record file's header declares (reads 24 bytes).
+
+    Opening the file (:class:`RecordFile`) checks the records against it.
+    """
+    with open(path, "rb") as f:
+        head = f.read(_RECORD_HEAD_SIZE)
+    try:
+        return _record_head(memoryview(head))
+    except DecodeError as exc:
+        raise DecodeError(f"{os.fspath(path)}: {exc.reason}", exc.offset) from None
+
+
+def _record_head(mv: memoryview) -> int:
+    """Check a record file's header; return the record count it declares."""
     size = mv.nbytes
     if size < _RECORD_HEAD_SIZE:
         have = mv[: min(size, 8)]
@@ -386,6 +507,12 @@ def _scan_records(mv: memoryview) -> list[tuple[int, int]]:
         raise DecodeError(f"unsupported record file version {version} (this reader knows 1)", 8)
     if flags or reserved:
         raise DecodeError("unknown record file flags", 10 if flags else 12)
+    return int(count)
+
+
+def _scan_records(mv: memoryview) -> list[tuple[int, int]]:
+    size = mv.nbytes
+    count = _record_head(mv)
     if count > (size - _RECORD_HEAD_SIZE) // _U64.size:
         raise LimitError(f"record file declares {count} records; {size} bytes cannot hold them", 16)
     spans: list[tuple[int, int]] = []

@@ -23,9 +23,10 @@ from wireplan.evalue._records import (
     _decode_list_at,
     decode_list,
     encode_list,
+    shard_paths,
 )
 
-__all__ = ["InspectError", "demo", "describe", "inspect", "sniff"]
+__all__ = ["InspectError", "demo", "describe", "inspect", "inspect_shards", "sniff"]
 
 _SHOWN_RECORDS = 5
 
@@ -151,28 +152,69 @@ def _inspect(path: Path, head: bytes, out: TextIO) -> None:
         print(f"  {describe(value)}", file=out)
 
 
+def _tally(records: RecordFile, kinds: Counter[str]) -> tuple[int, int]:
+    """Count the values of every record by type; return (values, tensor data bytes)."""
+    elements = tensor_bytes = 0
+    for i in range(len(records)):
+        values = records[i]
+        elements += len(values)
+        for v in values:
+            kinds[describe(v).split(" ", 1)[0]] += 1
+            if isinstance(v, np.ndarray | RawTensor):
+                tensor_bytes += v.nbytes
+    return elements, tensor_bytes
+
+
+def _mix(elements: int, kinds: Counter[str], tensor_bytes: int) -> str:
+    mix = ", ".join(f"{k} {c}" for k, c in sorted(kinds.items()))
+    return f"{elements} values ({mix or 'none'}); {tensor_bytes} tensor data bytes"
+
+
 def _inspect_records(path: Path, out: TextIO) -> None:
     with RecordFile(path, copy=False, extended=True, text=False) as records:
         n = len(records)
         print(
             f"{path}: EValue record file (wireplan v1), {records.size} bytes, {n} records", file=out
         )
-        kinds: Counter[str] = Counter()
-        elements = 0
-        tensor_bytes = 0
-        for i in range(n):
-            values = records[i]
-            elements += len(values)
-            for v in values:
-                kinds[describe(v).split(" ", 1)[0]] += 1
-                if isinstance(v, np.ndarray | RawTensor):
-                    tensor_bytes += v.nbytes
-            if i < _SHOWN_RECORDS:
-                print(f"  record {i}: {_summary(values)}", file=out)
+        for i in range(min(n, _SHOWN_RECORDS)):
+            print(f"  record {i}: {_summary(records[i])}", file=out)
         if n > _SHOWN_RECORDS:
             print(f"  ... {n - _SHOWN_RECORDS} more records", file=out)
-        mix = ", ".join(f"{k} {c}" for k, c in sorted(kinds.items()))
-        print(f"  {elements} values ({mix or 'none'}); {tensor_bytes} tensor data bytes", file=out)
+        kinds: Counter[str] = Counter()
+        elements, tensor_bytes = _tally(records, kinds)
+        print(f"  {_mix(elements, kinds, tensor_bytes)}", file=out)
+
+
+def inspect_shards(spec: str | Path, out: TextIO) -> None:
+    """Sum up the record files a folder or glob names: files, records, values by type, bytes.
+
+    Every record is decoded (as views), so a damaged shard raises
+    :class:`InspectError` naming it; ``FileNotFoundError`` when ``spec`` finds no file.
+    """
+    paths = shard_paths(spec)  # FileNotFoundError when it names nothing
+    kinds: Counter[str] = Counter()
+    records = elements = tensor_bytes = size = 0
+    lines = []
+    for name in paths:
+        path = Path(name)
+        try:
+            with RecordFile(path, copy=False, extended=True, text=False) as shard:
+                n = len(shard)
+                values, data = _tally(shard, kinds)
+                shard_size = shard.size
+        except DecodeError as exc:
+            raise InspectError(path, "damaged EValue record file", exc) from exc
+        lines.append(f"  {path}: {n} records, {shard_size} bytes")
+        records += n
+        elements += values
+        tensor_bytes += data
+        size += shard_size
+    print(f"{spec}: {len(paths)} EValue record files, {size} bytes, {records} records", file=out)
+    for line in lines[:_SHOWN_RECORDS]:
+        print(line, file=out)
+    if len(lines) > _SHOWN_RECORDS:
+        print(f"  ... {len(lines) - _SHOWN_RECORDS} more files", file=out)
+    print(f"  {_mix(elements, kinds, tensor_bytes)}", file=out)
 
 
 def _median_seconds(fn: Any, repeat: int) -> float:
