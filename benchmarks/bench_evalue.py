@@ -10,7 +10,8 @@ Baselines:
 
 - ``numpy.copyto`` of the same array into a new big-endian array
   (``np.empty(shape, '>f4')``, so allocation and page faults count as they do
-  for ``encode``/``decode``); also into a preallocated one, for reference;
+  for ``encode``/``decode``); also into a preallocated one, the baseline of
+  ``encode_into`` (which writes into a preallocated ``bytearray``);
 - ``struct``: a precompiled ``struct.Struct`` packing and unpacking the same
   9 (or 2) bytes an EValue scalar is, and the module-level
   ``struct.pack``/``struct.unpack``;
@@ -37,7 +38,7 @@ from typing import Any
 import numpy as np
 
 import wireplan
-from wireplan.evalue import decode, decode_list, encode, encode_list
+from wireplan.evalue import decode, decode_list, encode, encode_into, encode_list
 
 
 def _cpu() -> str:
@@ -90,6 +91,7 @@ def tensor_rows(side: int, repeat: int) -> list[tuple[str, float, str, float]]:
     prealloc = np.empty(arr.shape, ">f4")
     prealloc_native = np.empty(arr.shape, np.float32)
     be = np.frombuffer(blob, ">f4", offset=11).reshape(arr.shape)
+    into = bytearray(len(blob))
 
     def copy_new() -> None:
         np.copyto(np.empty(arr.shape, ">f4"), arr)
@@ -103,6 +105,7 @@ def tensor_rows(side: int, repeat: int) -> list[tuple[str, float, str, float]]:
         "numpy.copyto into preallocated >f4": lambda: np.copyto(prealloc, arr),
         "numpy.copyto >f4 -> preallocated native": lambda: np.copyto(prealloc_native, be),
         "encode": lambda: encode(arr),
+        "encode_into(preallocated bytearray)": lambda: encode_into(arr, into),
         "decode(copy=True)": lambda: decode(blob),
         "encode_list([t]) (plan + execute)": lambda: encode_list([arr], threads=1),
         "decode_list(copy=True)": lambda: decode_list(listed),
@@ -118,6 +121,8 @@ def tensor_rows(side: int, repeat: int) -> list[tuple[str, float, str, float]]:
         base, label = (
             (dec_base, "copyto >f4 -> new") if decoding else (enc_base, "copyto -> new >f4")
         )
+        if name.startswith("encode_into"):  # like for like: both write into memory they got
+            base, label = t["numpy.copyto into preallocated >f4"], "copyto -> preallocated >f4"
         rows.append((name, secs, label, secs / base))
 
     small = encode(np.zeros((4,), np.float32))

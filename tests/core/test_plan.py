@@ -64,3 +64,33 @@ def test_region_keeps_dtype() -> None:
     r = plan.add(8, source=np.zeros(2, np.float32), dtype=">f4")
     assert r.dtype == np.dtype(">f4")
     assert repr(plan) == "Plan(1 regions, 8 bytes)"
+
+
+def test_place_rejects_an_overlap_with_any_earlier_region() -> None:
+    plan = Plan()
+    plan.place(0, 16, name="a")
+    plan.place(100, 16, name="b")
+    with pytest.raises(ValueError, match=r"'c' \[10, 14\) overlaps 'a' \[0, 16\)"):
+        plan.place(10, 4, name="c")
+    with pytest.raises(ValueError, match="overlaps 'b'"):
+        plan.place(90, 20, name="d")
+    plan.place(16, 84, name="between")  # touching is not overlapping
+    plan.place(50, 0, name="empty")  # an empty region overlaps nothing
+    assert plan.size == 116 and len(plan) == 4
+
+
+@given(st.lists(st.tuples(st.integers(0, 200), st.integers(0, 40)), max_size=40))
+def test_place_accepts_exactly_the_regions_that_overlap_nothing(
+    items: list[tuple[int, int]],
+) -> None:
+    plan = Plan()
+    accepted: list[tuple[int, int]] = []
+    for offset, length in items:
+        free = all(offset + length <= o or o + n <= offset for o, n in accepted if n)
+        if free or length == 0:
+            plan.place(offset, length)
+            accepted.append((offset, length))
+        else:
+            with pytest.raises(ValueError, match="overlaps"):
+                plan.place(offset, length)
+    assert [(r.offset, r.length) for r in plan] == accepted

@@ -19,7 +19,7 @@ from wireplan.evalue.cli import demo, sniff
 
 def test_public_names_come_from_the_package() -> None:
     public = {n for n in vars(ev) if not n.startswith("_")}
-    submodules = {"cli", "torch"}
+    submodules = {"cli", "torch", "dataset"}
     assert public - submodules == set(ev.__all__), "public names must be listed in __all__"
     for name in ev.__all__:
         obj = getattr(ev, name)
@@ -99,3 +99,28 @@ def test_demo(tmp_path: Path) -> None:
     assert "== EValue ==" in whole.getvalue()
     assert "encode" in text and "numpy.copyto" in text and "record file" in text
     assert "100 records" in text
+
+
+def _wireplan_imports(module: str) -> set[str]:
+    import ast
+
+    path = Path(ev.__file__).parent / f"{module}.py"
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("wireplan"):
+            found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.startswith("wireplan")}
+    return found
+
+
+def test_no_import_circle_through_the_torch_conversion() -> None:
+    # The leaf of types depends on the scalar type table only; the torch conversion on the
+    # leaf (and the dataset module, loaded on demand, which depends on it): never on the codec.
+    assert _wireplan_imports("_types") == {"wireplan.evalue._dtypes"}
+    assert _wireplan_imports("torch") <= {
+        "wireplan.errors",
+        "wireplan.evalue",  # `from wireplan.evalue import dataset`, inside __getattr__
+        "wireplan.evalue._types",
+    }
+    assert "wireplan.evalue.torch" not in _wireplan_imports("_records")

@@ -20,7 +20,7 @@ from wireplan.evalue.cli import inspect_shards
 torch = pytest.importorskip("torch")
 from torch.utils.data import DataLoader  # noqa: E402
 
-import wireplan.evalue.torch as evt  # noqa: E402
+import wireplan.evalue.dataset as evd  # noqa: E402
 from wireplan.evalue.torch import EValueDataset  # noqa: E402
 
 
@@ -202,7 +202,7 @@ def test_resume_a_worker_as_stateful_dataloader_does(
     _write(tmp_path, 41)
     for worker in range(3):
         info = SimpleNamespace(id=worker, num_workers=3)
-        monkeypatch.setattr(evt, "get_worker_info", lambda info=info: info)
+        monkeypatch.setattr(evd, "get_worker_info", lambda info=info: info)
         ds = EValueDataset(tmp_path, shuffle=True, seed=9, rank=0, world_size=2)
         whole = _ids(ds)
         it = iter(ds)
@@ -213,7 +213,7 @@ def test_resume_a_worker_as_stateful_dataloader_does(
         fresh.load_state_dict(state)
         assert taken + _ids(fresh) == whole
         other = SimpleNamespace(id=(worker + 1) % 3, num_workers=3)
-        monkeypatch.setattr(evt, "get_worker_info", lambda other=other: other)
+        monkeypatch.setattr(evd, "get_worker_info", lambda other=other: other)
         fresh.load_state_dict(state)
         with pytest.raises(ValueError, match="worker"):
             next(iter(fresh))

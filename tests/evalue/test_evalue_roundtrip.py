@@ -342,3 +342,26 @@ def test_non_native_input_arrays() -> None:
     arr = np.arange(5, dtype=">i4")
     assert encode(arr) == encode(arr.astype("<i4"))
     assert decode(encode(arr)).dtype == np.dtype("=i4")
+
+
+def test_single_values_run_through_the_core_executor(monkeypatch: pytest.MonkeyPatch) -> None:
+    import wireplan.evalue._codec as codec
+    from wireplan.core.plan import Plan
+
+    plans: list[list[tuple[int, int]]] = []
+    real = codec.execute
+
+    def spy(plan: Any, dest: Any, **kw: Any) -> None:
+        regions = plan.regions if isinstance(plan, Plan) else plan
+        plans.append([(r.offset, r.length) for r in regions])
+        real(plan, dest, **kw)
+
+    monkeypatch.setattr(codec, "execute", spy)
+    arr = np.arange(300 * 300, dtype=np.float32).reshape(300, 300)  # past the small-value path
+    blob = encode(arr)
+    assert plans == [[(0, 11), (11, arr.nbytes)]]  # header, then the data
+    buf = bytearray(len(blob) + 5)
+    assert encode_into(arr, buf, 5) == len(blob) and bytes(buf[5:]) == blob
+    assert plans[-1] == [(5, 11), (16, arr.nbytes)]
+    assert np.array_equal(decode(blob), arr)
+    assert plans[-1] == [(0, arr.nbytes)]  # wire bytes -> a new native array

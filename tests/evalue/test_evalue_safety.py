@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 import wireplan.cli
+import wireplan.core.alloc as alloc
 import wireplan.evalue._codec as codec
 import wireplan.evalue._records as records
 from wireplan.errors import DecodeError, EncodeError
@@ -157,7 +158,7 @@ def test_in_place_view_keeps_its_bytes_alive() -> None:
         dest[:] = 7
         kept.append(dest)  # a fill that (wrongly) holds on to its view
 
-    out = codec.fill_new_bytes(4096, fill)
+    out = alloc.fill_new_bytes(4096, fill)
     assert out == b"\x07" * 4096
     held = sys.getrefcount(out)
     kept.clear()
@@ -167,15 +168,15 @@ def test_in_place_view_keeps_its_bytes_alive() -> None:
 
 def test_shared_bytes_objects_are_never_filled_in_place(monkeypatch: pytest.MonkeyPatch) -> None:
     sizes: list[int] = []
-    real = codec._bytes_from_size
+    real = alloc._bytes_from_size
 
     def spy(ptr: Any, size: int) -> Any:
         sizes.append(size)
         return real(ptr, size)
 
-    monkeypatch.setattr(codec, "_bytes_from_size", spy)
+    monkeypatch.setattr(alloc, "_bytes_from_size", spy)
     for n in (0, 1, 2, 255):
-        assert codec.fill_new_bytes(n, lambda d: d.fill(1)) == b"\x01" * n
+        assert alloc.fill_new_bytes(n, lambda d: d.fill(1)) == b"\x01" * n
     # CPython's shared one-byte objects still hold their byte.
     assert all(bytes([i])[0] == i for i in range(256)) and len(bytes(0)) == 0
     encode_list([])

@@ -5,6 +5,12 @@ view, which runs at memory speed, converts byte order on the fly and
 releases the GIL, so a thread pool really copies in parallel.  Large copies
 are cut into chunks of ``chunk_bytes``; serial and threaded runs write the
 same bytes to the same places, so their outputs are byte-identical.
+
+numpy's byte-swapping copy into a misaligned destination is several times
+slower than into an aligned one (an EValue's tensor data starts at byte
+``3 + 4 * rank``).  :func:`copy_array` then swaps chunks into an aligned
+scratch buffer that stays in cache and copies those on as plain bytes,
+which runs at the speed of one aligned copy.
 """
 
 from __future__ import annotations
@@ -18,7 +24,14 @@ import numpy as np
 
 from wireplan.core.plan import Plan, Region
 
-__all__ = ["CHUNK_BYTES", "PARALLEL_THRESHOLD", "execute", "resolve_threads", "run_copies"]
+__all__ = [
+    "CHUNK_BYTES",
+    "PARALLEL_THRESHOLD",
+    "copy_array",
+    "execute",
+    "resolve_threads",
+    "run_copies",
+]
 
 #: Copies are split into pieces of about this many bytes for the thread pool.
 CHUNK_BYTES = 8 << 20
@@ -26,6 +39,33 @@ CHUNK_BYTES = 8 << 20
 PARALLEL_THRESHOLD = 32 << 20
 
 Copy = tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]
+
+_U8 = np.dtype(np.uint8)
+# The scratch buffer of a misaligned swapping copy, and the smallest copy that uses one.
+_SCRATCH_BYTES = 1 << 19
+_SCRATCH_ITEMS = 1 << 12
+
+
+def copy_array(dst: np.ndarray[Any, Any], src: np.ndarray[Any, Any]) -> None:
+    """``numpy.copyto(dst, src)``, at aligned speed into a misaligned byte-swapped ``dst``.
+
+    ``dst`` is a C-contiguous view of the destination's bytes, shaped like ``src``.
+    """
+    if dst.flags.aligned or dst.dtype.isnative or src.size <= _SCRATCH_ITEMS or src.ndim == 0:
+        np.copyto(dst, src, casting="unsafe")
+        return
+    flat = src.reshape(-1) if src.flags.c_contiguous else src
+    rows = flat.shape[0]
+    inner = flat.size // rows  # elements per step along the outermost axis
+    row_bytes = inner * dst.dtype.itemsize
+    step = max(1, _SCRATCH_BYTES // row_bytes)
+    scratch = np.empty((min(step, rows), *flat.shape[1:]), dst.dtype)
+    scratch_bytes = scratch.reshape(-1).view(_U8)
+    out = dst.reshape(-1).view(_U8)
+    for i in range(0, rows, step):
+        j = min(rows, i + step)
+        np.copyto(scratch[: j - i], flat[i:j], casting="unsafe")
+        np.copyto(out[i * row_bytes : j * row_bytes], scratch_bytes[: (j - i) * row_bytes])
 
 
 def resolve_threads(threads: int | None, total_bytes: int) -> int:
@@ -97,14 +137,14 @@ def run_copies(
     n = resolve_threads(threads, total)
     if n == 1:
         for dst, src in copies:
-            np.copyto(dst, src, casting="unsafe")
+            copy_array(dst, src)
         return
     pieces: list[Copy] = []
     for dst, src in copies:
         pieces.extend(_split(dst, src, chunk_bytes))
     with ThreadPoolExecutor(max_workers=n, thread_name_prefix="wireplan-copy") as pool:
         # list() re-raises the first exception from any worker.
-        list(pool.map(lambda pair: np.copyto(pair[0], pair[1], casting="unsafe"), pieces))
+        list(pool.map(lambda pair: copy_array(pair[0], pair[1]), pieces))
 
 
 def execute(

@@ -9,6 +9,7 @@ once, serially or with threads, with byte-identical results.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -54,17 +55,24 @@ class Region:
 class Plan:
     """An ordered set of non-overlapping regions inside a destination of ``size`` bytes.
 
+    No byte belongs to two regions (:meth:`place` refuses an overlap), which
+    is what lets the executor copy regions in parallel, in any order, with
+    byte-identical results.
+
     Regions are usually placed with :meth:`add`, which puts each one at the
     next offset that satisfies its alignment; :meth:`place` puts one at an
     explicit offset.  The plan grows as regions are added; :meth:`pad_to`
     rounds the size up.
     """
 
-    __slots__ = ("_regions", "_size")
+    __slots__ = ("_ends", "_regions", "_size", "_starts")
 
     def __init__(self) -> None:
         self._regions: list[Region] = []
         self._size = 0
+        # The non-empty regions' [start, end) intervals, sorted by start: they never overlap.
+        self._starts: list[int] = []
+        self._ends: list[int] = []
 
     @property
     def size(self) -> int:
@@ -110,18 +118,32 @@ class Plan:
         dtype: np.dtype[Any] | str | None = None,
         name: str = "",
     ) -> Region:
-        """Put a region at an explicit ``offset``; it must not overlap the regions before it."""
+        """Put a region at an explicit ``offset``; it must not overlap any region already placed.
+
+        Regions may be placed in any order; an empty region overlaps nothing.
+        """
         self._check_alignment(alignment)
         if offset < 0 or length < 0:
             raise ValueError(f"region {name!r}: negative offset or length ({offset}, {length})")
         if offset % alignment:
             raise ValueError(f"region {name!r}: offset {offset} is not a multiple of {alignment}")
-        if self._regions and offset < self._regions[-1].end and length:
-            last = self._regions[-1]
-            if offset + length > last.offset and last.length:
+        at = len(self._starts)
+        if length:
+            if at and offset < self._ends[-1]:  # not simply after the last: look it up
+                at = bisect.bisect_right(self._starts, offset)
+            end = offset + length
+            clash = None
+            if at and self._ends[at - 1] > offset:
+                clash = at - 1
+            elif at < len(self._starts) and self._starts[at] < end:
+                clash = at
+            if clash is not None:
+                other = next(
+                    r for r in self._regions if r.length and r.offset == self._starts[clash]
+                )
                 raise ValueError(
-                    f"region {name!r} [{offset}, {offset + length}) overlaps "
-                    f"{last.name!r} [{last.offset}, {last.end})"
+                    f"region {name!r} [{offset}, {end}) overlaps "
+                    f"{other.name!r} [{other.offset}, {other.end})"
                 )
         region = Region(
             offset,
@@ -132,6 +154,9 @@ class Plan:
             name,
         )
         self._regions.append(region)
+        if length:
+            self._starts.insert(at, offset)
+            self._ends.insert(at, offset + length)
         self._size = max(self._size, region.end)
         return region
 

@@ -14,25 +14,27 @@ There is no payload length: a tensor's data runs to the end of the buffer.
 
 Every value is first turned into :class:`_Parts`: the header bytes, and for
 tensors and byte strings an array whose elements follow the header, with the
-big-endian dtype they take on the wire.  One ``numpy.copyto`` then moves (and
-byte-swaps) them, so encoding runs at copy speed.  The scalar paths skip all
+big-endian dtype they take on the wire.  From 64 KiB on they become a core
+plan of two regions that :func:`wireplan.core.execute.execute` runs: one
+byte-swapping copy, so encoding runs at copy speed.  The scalar paths skip all
 this: a precompiled :class:`struct.Struct` each, dispatched on the exact type.
 """
 
 from __future__ import annotations
 
-import ctypes
 import math
 import operator
 import struct
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final, TypeAlias
+from typing import Any, Final
 
 import numpy as np
 
+from wireplan.core.alloc import fill_new_bytes
 from wireplan.core.buffers import as_memoryview
+from wireplan.core.execute import execute
+from wireplan.core.plan import Plan, Region
 from wireplan.errors import DecodeError, EncodeError, LimitError
 from wireplan.evalue._dtypes import (
     JAVA_SCALAR_TYPES,
@@ -41,6 +43,7 @@ from wireplan.evalue._dtypes import (
     info_for_code,
     info_for_dtype,
 )
+from wireplan.evalue._types import EValue, RawTensor
 
 __all__ = [
     "MAX_RANK",
@@ -103,34 +106,6 @@ _FALSE_BYTES: Final = b"\x05\x00"
 
 _U8: Final = np.dtype(np.uint8)
 
-
-@dataclass(frozen=True, slots=True)
-class RawTensor:
-    """A tensor numpy cannot hold: kept as its scalar type, shape and wire bytes.
-
-    Decoding returns one for a scalar type without a numpy dtype
-    (``complex32``, the quantized and bit types; ``extended=True`` only) and
-    for a rank above numpy's limit (64); encoding accepts one as it is.
-    ``data`` holds the elements exactly as on the wire: row-major,
-    big-endian.  From ``decode(copy=False)`` it is a read-only memoryview
-    into the input buffer; otherwise ``bytes``.
-    """
-
-    scalar_type: int
-    shape: tuple[int, ...]
-    data: bytes | memoryview
-
-    @property
-    def dtype_name(self) -> str:
-        """The ExecuTorch name of the scalar type (``"complex32"``)."""
-        return SCALAR_TYPES.get(self.scalar_type, f"scalar type {self.scalar_type}")
-
-    @property
-    def nbytes(self) -> int:
-        return len(self.data) if isinstance(self.data, bytes) else self.data.nbytes
-
-
-EValue: TypeAlias = "bool | int | float | str | bytes | np.ndarray[Any, Any] | RawTensor | None"
 
 # ---------------------------------------------------------------------------
 # Encoding
@@ -320,136 +295,33 @@ def _parts(value: Any, extended: bool, path: str = "$") -> _Parts:
     raise EncodeError(f"cannot encode a {t.__module__}.{t.__qualname__} as an EValue", path)
 
 
-def _write(parts: _Parts, dest: np.ndarray[Any, Any], offset: int) -> int:
-    """Write ``parts`` into the uint8 array ``dest`` at ``offset``; return the end."""
+def _plan(parts: _Parts, offset: int) -> Plan:
+    """The regions of one encoded value at ``offset``: its header, then its data (if any)."""
+    plan = Plan()
     head = parts.head
-    pos = offset + len(head)
-    dest[offset:pos] = np.frombuffer(head, _U8)
+    plan.place(offset, len(head), source=head, name="header")
     data = parts.data
     if data is not None:
-        wire = parts.wire
-        assert wire is not None
-        end = pos + data.size * wire.itemsize
-        if data.size:
-            target = dest[pos:end].view(wire)
-            if (
-                target.flags.aligned
-                or wire.isnative
-                or data.size <= _SCRATCH_ITEMS
-                or data.ndim == 0
-            ):
-                np.copyto(target.reshape(data.shape), data, casting="equiv")
-            else:
-                _copy_unaligned(target, data, wire)
-        return end
-    return pos
+        assert parts.wire is not None
+        plan.place(
+            offset + len(head),
+            data.size * parts.wire.itemsize,
+            source=data,
+            dtype=parts.wire,
+            name="data",
+        )
+    return plan
 
 
-# numpy's byte-swapping copy into a misaligned destination is several times
-# slower than into an aligned one (a tensor's data starts at byte 3 + 4 * rank).
-# Swapping chunks into an aligned scratch buffer that stays in cache, then
-# copying those bytes as bytes, runs at the speed of one aligned copy.
-_SCRATCH_BYTES: Final = 1 << 19
-_SCRATCH_ITEMS: Final = 1 << 12
+def _write(parts: _Parts, dest: np.ndarray[Any, Any], offset: int) -> int:
+    """Write ``parts`` into the uint8 array ``dest`` at ``offset``; return the end.
 
-
-def _copy_unaligned(
-    target: np.ndarray[Any, Any], data: np.ndarray[Any, Any], wire: np.dtype[Any]
-) -> None:
-    src = data.reshape(-1) if data.flags.c_contiguous else data
-    rows = src.shape[0]
-    if rows == 0:
-        return
-    inner = src.size // rows  # elements per step along the outermost axis
-    size = wire.itemsize
-    step = max(1, _SCRATCH_BYTES // (inner * size))
-    scratch = np.empty((min(step, rows), *src.shape[1:]), wire)
-    scratch_bytes = scratch.reshape(-1).view(_U8)
-    out = target.view(_U8)
-    row_bytes = inner * size
-    for i in range(0, rows, step):
-        j = min(rows, i + step)
-        np.copyto(scratch[: j - i], src[i:j], casting="equiv")
-        np.copyto(out[i * row_bytes : j * row_bytes], scratch_bytes[: (j - i) * row_bytes])
-
-
-_bytes_from_size: Any = None
-_bytes_as_string: Any = None
-_madvise: Any = None
-if sys.implementation.name == "cpython":
-    _bytes_from_size = ctypes.pythonapi.PyBytes_FromStringAndSize
-    _bytes_from_size.restype = ctypes.py_object
-    _bytes_from_size.argtypes = (ctypes.c_void_p, ctypes.c_ssize_t)
-    _bytes_as_string = ctypes.pythonapi.PyBytes_AsString
-    _bytes_as_string.restype = ctypes.c_void_p
-    _bytes_as_string.argtypes = (ctypes.py_object,)
-    if sys.platform.startswith("linux"):
-        try:
-            _madvise = ctypes.CDLL(None, use_errno=True).madvise
-            _madvise.restype = ctypes.c_int
-            _madvise.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
-        except (OSError, AttributeError):  # pragma: no cover
-            _madvise = None
-
-_MADV_HUGEPAGE: Final = 14
-_HUGEPAGE_MIN: Final = 4 << 20
-_PAGE: Final = 4096
-
-
-class _Storage:
-    """The storage of a new ``bytes`` object, as numpy sees it.
-
-    An array built on it holds this object, and this object holds the
-    ``bytes``: a view can never outlive the memory it writes to.
+    One plan of one or two regions, run by the core's executor (serially:
+    one value is one copy).
     """
-
-    __slots__ = ("__array_interface__", "_owner")
-
-    def __init__(self, owner: bytes, address: int, size: int) -> None:
-        self._owner = owner
-        self.__array_interface__: dict[str, Any] = {
-            "data": (address, False),
-            "shape": (size,),
-            "typestr": "|u1",
-            "version": 3,
-        }
-
-
-# Below this size the result is built in a bytearray and copied: CPython
-# shares its bytes objects of length 0 and 1, which must never be filled
-# in place, and for a few hundred bytes a second copy costs nothing.
-_IN_PLACE_MIN: Final = 256
-
-
-def fill_new_bytes(size: int, fill: Callable[[np.ndarray[Any, Any]], object]) -> bytes:
-    """A new ``bytes`` of ``size`` bytes, written by ``fill`` through a writable uint8 view.
-
-    ``fill`` must write every byte.  On CPython the object comes from
-    ``PyBytes_FromStringAndSize(NULL, size)``, the C API's way to build a
-    bytes object by filling it, so no byte is written twice and no copy is
-    made.  Nobody else holds the object until ``fill`` has returned; if it
-    raises, the half-filled object is dropped, never returned.  Large
-    buffers ask Linux for transparent huge pages, as numpy does for its own
-    large arrays (a fresh 64 MiB buffer otherwise costs 16384 page faults,
-    more than the copy itself).
-    """
-    if _bytes_from_size is None or size < _IN_PLACE_MIN:
-        buf = bytearray(size)
-        fill(np.frombuffer(buf, _U8))
-        return bytes(buf)
-    out: bytes = _bytes_from_size(None, size)
-    try:
-        address: int = _bytes_as_string(out)
-        if _madvise is not None and size >= _HUGEPAGE_MIN:
-            first = (address + _PAGE - 1) & -_PAGE
-            last = (address + size) & -_PAGE
-            _madvise(first, last - first, _MADV_HUGEPAGE)  # advice only; failure is harmless
-        fill(np.asarray(_Storage(out, address, size)))
-    except BaseException:
-        # The traceback keeps this frame: leave no half-filled bytes in it.
-        del out
-        raise
-    return out
+    plan = _plan(parts, offset)
+    execute(plan, dest, threads=1)
+    return plan.size
 
 
 def encode(value: Any, *, extended: bool = False) -> bytes:
@@ -625,7 +497,10 @@ def _tensor_data(
     if not copy:
         return wire_view
     out = np.empty(shape, info.native)
-    np.copyto(out if info.bits is info.native else out.view(info.bits), wire_view, casting="equiv")
+    if need < _SMALL:
+        np.copyto(out if info.bits is info.native else out.view(info.bits), wire_view)
+    else:  # one region, run by the core's executor: wire bytes -> native array
+        execute([Region(0, need, source=wire_view, dtype=info.bits)], out, threads=1)
     return out
 
 

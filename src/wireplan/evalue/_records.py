@@ -47,6 +47,7 @@ from typing import IO, Any, Final
 
 import numpy as np
 
+from wireplan.core.alloc import fill_new_bytes
 from wireplan.core.atomic import atomic_open
 from wireplan.core.buffers import MappedFile, as_memoryview
 from wireplan.core.closing import Closing
@@ -58,7 +59,6 @@ from wireplan.evalue._codec import (
     _decode_at,
     _Parts,
     _parts,
-    fill_new_bytes,
     input_view,
 )
 
@@ -161,6 +161,17 @@ def encode_list(
     return fill_new_bytes(plan.size, lambda dest: execute(plan, dest, threads=threads))
 
 
+_ZEROS: Final = bytes(ALIGNMENT)
+
+
+def _first_nonzero(mv: memoryview, start: int, end: int) -> int | None:
+    """The offset of the first non-zero byte in ``mv[start:end]``, or None."""
+    if end - start <= len(_ZEROS) and mv[start:end] == _ZEROS[: end - start]:
+        return None  # the usual padding: one compare, no numpy call
+    gap = np.frombuffer(mv, np.uint8, end - start, start)
+    return start + int(np.flatnonzero(gap)[0]) if gap.any() else None
+
+
 def _decode_list_at(
     mv: memoryview, start: int, end: int, copy: bool, extended: bool, text: bool
 ) -> list[Any]:
@@ -201,11 +212,9 @@ def _decode_list_at(
                 f"element {i} at offset {off} overlaps what comes before it", entry_at
             )
         if at > prev:
-            gap = np.frombuffer(mv, np.uint8, at - prev, prev)
-            if gap.any():
-                raise DecodeError(
-                    "non-zero padding between elements", prev + int(np.flatnonzero(gap)[0])
-                )
+            bad = _first_nonzero(mv, prev, at)
+            if bad is not None:
+                raise DecodeError("non-zero padding between elements", bad)
         try:
             out.append(_decode_at(mv, at, at + length, copy, extended, text))
         except DecodeError as exc:
@@ -525,11 +534,9 @@ def _scan_records(mv: memoryview) -> list[tuple[int, int]]:
                 f"the file at {size}",
                 size,
             )
-        gap = np.frombuffer(mv, np.uint8, at - pos, pos)
-        if gap.any():
-            raise DecodeError(
-                f"non-zero padding before record {len(spans)}", pos + int(np.flatnonzero(gap)[0])
-            )
+        bad = _first_nonzero(mv, pos, at) if at > pos else None
+        if bad is not None:
+            raise DecodeError(f"non-zero padding before record {len(spans)}", bad)
         (length,) = _U64.unpack_from(mv, at)
         start = at + _U64.size
         if length > size - start:

@@ -1,15 +1,16 @@
-"""torch support for EValue: tensors in and out, and :class:`EValueDataset`.
+"""torch support for EValue: tensors in and out, and (from ``wireplan.evalue.dataset``) ``EValueDataset``.
 
-This is the only wireplan module that imports torch.  The codec calls
+This is the only wireplan module that imports torch; ``wireplan.evalue.dataset``
+takes what it needs of torch from here.  The codec calls
 :func:`tensor_to_numpy` when it meets a torch tensor (it recognises one by
 its type's module, without importing torch itself), so ``encode`` and
-``encode_list`` accept tensors whenever torch is installed.
+``encode_list`` accept tensors whenever torch is installed.  This module
+depends only on the leaf ``wireplan.evalue._types``, never on the codec,
+so there is no import circle.
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -17,11 +18,15 @@ import torch
 from torch.utils.data import IterableDataset, get_worker_info
 
 from wireplan.errors import EncodeError
-from wireplan.evalue._codec import RawTensor
-from wireplan.evalue._records import RecordFile, decode_list, record_count, shard_paths
-from wireplan.evalue._shards import BALANCES, Balance, rank_range, segments, worker_mask
+from wireplan.evalue._types import RawTensor
 
-__all__ = ["STATE_VERSION", "EValueDataset", "tensor_to_numpy", "to_torch"]
+__all__ = [  # and EValueDataset, from wireplan.evalue.dataset (see __getattr__)
+    "IterableDataset",
+    "distributed_rank",
+    "get_worker_info",
+    "tensor_to_numpy",
+    "to_torch",
+]
 
 # torch dtypes numpy has no type for, viewed through an integer of their size;
 # the name is the ml_dtypes type that holds them.
@@ -94,261 +99,18 @@ def to_torch(value: Any) -> Any:
     return torch.from_numpy(arr)
 
 
-Source = str | os.PathLike[str] | Iterable[Any] | Callable[[], Iterable[Any]]
-
-#: What :meth:`EValueDataset.state_dict` writes; a state of another version is refused.
-STATE_VERSION = 1
-_LAYOUT_KEYS = (
-    "seed",
-    "shuffle",
-    "window",
-    "rank",
-    "world_size",
-    "records",
-    "batch_size",
-    "balance",
-)
+def distributed_rank() -> tuple[int, int] | None:
+    """``(rank, world_size)`` of ``torch.distributed`` when it is initialized, else None."""
+    dist = torch.distributed
+    if dist.is_available() and dist.is_initialized():
+        return dist.get_rank(), dist.get_world_size()
+    return None
 
 
-class EValueDataset(IterableDataset[list[Any]]):
-    """A torch ``IterableDataset`` of EValue records: each item is one decoded list.
+def __getattr__(name: str) -> Any:
+    # EValueDataset lives in wireplan.evalue.dataset (which imports this module).
+    if name in ("EValueDataset", "STATE_VERSION"):
+        from wireplan.evalue import dataset
 
-    ``source`` is one or more record files: a path, a folder, a glob
-    (``"data/train-*.evr"``) or a list of these (see
-    :func:`~wireplan.evalue.shard_paths`), read through mmap.  Or it is a
-    stream: an iterable of byte strings each holding one
-    :func:`~wireplan.evalue.encode_list` payload, or a zero-argument
-    callable returning one (called once per pass and worker).
-
-    Record files make one sequence per epoch: shards in order, or with
-    ``shuffle=True`` in an order drawn from ``(seed, epoch)``, each shard's
-    records shuffled within windows of ``window`` consecutive records.
-    :meth:`set_epoch` picks the epoch.  The sequence is split over
-    ``world_size`` ranks (from ``torch.distributed`` when it is initialized,
-    else 0 of 1, unless given) as contiguous ranges sized by ``balance``:
-    ``"split"`` (every record once, ranks differ by at most one record),
-    ``"drop"`` (equal ranks, the epoch's last ``N % world_size`` records left
-    out) or ``"pad"`` (equal ranks, the epoch's first records read twice).
-    Within a rank, DataLoader worker ``w`` of ``n`` takes the blocks of
-    ``batch_size`` consecutive records whose index modulo ``n`` is ``w``, so
-    a ``DataLoader(batch_size=batch_size)`` (or ``batch_size=None`` with the
-    default 1) delivers the rank's records in sequence order.
-
-    :meth:`state_dict` / :meth:`load_state_dict` resume mid-epoch without
-    repeating or skipping a record: in a DataLoader worker (as torchdata's
-    ``StatefulDataLoader`` calls them) they hold that worker's place; in the
-    main process ``state_dict(consumed=k)`` is the place after the first
-    ``k`` records a DataLoader delivered.  Tensors come out as torch tensors
-    unless ``as_torch=False``.
-    """
-
-    def __init__(
-        self,
-        source: Source | Sequence[str | os.PathLike[str]],
-        *,
-        shuffle: bool = False,
-        seed: int = 0,
-        window: int = 4096,
-        rank: int | None = None,
-        world_size: int | None = None,
-        balance: Balance = "split",
-        batch_size: int = 1,
-        as_torch: bool = True,
-        extended: bool = False,
-        text: bool = True,
-    ) -> None:
-        super().__init__()
-        if balance not in BALANCES:
-            raise ValueError(f"balance must be one of {BALANCES}, not {balance!r}")
-        if seed < 0 or window < 1 or batch_size < 1:
-            raise ValueError("seed must be >= 0, window and batch_size >= 1")
-        if rank is None or world_size is None:
-            dist = torch.distributed
-            if dist.is_available() and dist.is_initialized():
-                rank = dist.get_rank() if rank is None else rank
-                world_size = dist.get_world_size() if world_size is None else world_size
-            else:
-                rank, world_size = rank or 0, world_size or 1
-        if not 0 <= rank < world_size:
-            raise ValueError(f"rank {rank} is not in a world of {world_size}")
-        self.source = source
-        self.shuffle, self.seed, self.window = shuffle, seed, window
-        self.rank, self.world_size = rank, world_size
-        self.balance: Balance = balance
-        self.batch_size = batch_size
-        self.as_torch, self.extended, self.text = as_torch, extended, text
-        self.epoch = 0
-        self.paths: list[str] | None = None
-        self.counts: list[int] = []
-        if _is_files(source):
-            self.paths = shard_paths(source)  # type: ignore[arg-type]
-            self.counts = [record_count(path) for path in self.paths]
-        else:
-            if shuffle or balance != "split":
-                raise ValueError(
-                    "a stream source is read in its own order: shuffle and balance need record files"
-                )
-        self._resume: dict[str, Any] | None = None
-        self._worker: tuple[int, int] | None = None
-        self._position = 0
-        self._origin = 0
-
-    @property
-    def records(self) -> int | None:
-        """Records per epoch over all ranks (``None`` for a stream)."""
-        return sum(self.counts) if self.paths is not None else None
-
-    def rank_records(self) -> int | None:
-        """Records this rank reads per epoch (``None`` for a stream)."""
-        if self.paths is None:
-            return None
-        lo, hi = rank_range(sum(self.counts), self.rank, self.world_size, self.balance)
-        return hi - lo
-
-    def set_epoch(self, epoch: int) -> None:
-        """Read epoch ``epoch`` next (its order, with ``shuffle``); drops a loaded state of another epoch."""
-        self.epoch = epoch
-        if self._resume is not None and self._resume["epoch"] != epoch:
-            self._resume = None
-
-    def _layout(self) -> dict[str, Any]:
-        return {
-            "version": STATE_VERSION,
-            "seed": self.seed,
-            "shuffle": self.shuffle,
-            "window": self.window,
-            "rank": self.rank,
-            "world_size": self.world_size,
-            "records": self.records,
-            "batch_size": self.batch_size,
-            "balance": self.balance,
-        }
-
-    def state_dict(self, consumed: int | None = None) -> dict[str, Any]:
-        """Where reading stands, as plain data (ints, strings, bools).
-
-        ``consumed=k``: the place after this rank's first ``k`` records of
-        the current epoch, for a DataLoader that delivers them in sequence
-        order (see the class).  Without it: the place of the pass running in
-        this process (a worker's own, in a DataLoader worker), or the loaded
-        state not yet used.
-        """
-        state = self._layout()
-        state["epoch"] = self.epoch
-        if consumed is not None:
-            if consumed < 0:
-                raise ValueError(f"consumed must be >= 0, not {consumed}")
-            state["position"] = consumed
-        elif self._resume is not None:
-            state = dict(self._resume)
-        else:
-            state["position"] = self._position
-            if self._worker is not None and self._worker[1] > 1:
-                state["worker"], state["num_workers"] = self._worker
-                state["origin"] = self._origin
-        return state
-
-    def load_state_dict(self, state: dict[str, Any]) -> None:
-        """Resume from :meth:`state_dict`: the next pass over its epoch starts where it stopped.
-
-        Raises ``ValueError`` when the state was made for another split,
-        seed, shuffle or set of records, since it would not resume exactly.
-        """
-        layout = self._layout()
-        if state.get("version") != STATE_VERSION:
-            raise ValueError(f"unknown EValueDataset state version {state.get('version')!r}")
-        for key in _LAYOUT_KEYS:
-            if state.get(key) != layout[key]:
-                raise ValueError(
-                    f"the state was saved with {key}={state.get(key)!r}, this dataset has "
-                    f"{key}={layout[key]!r}: it would not resume exactly"
-                )
-        self._resume = dict(state)
-        self.epoch = int(state["epoch"])
-
-    def _split(self) -> tuple[int, int]:
-        info = get_worker_info()
-        return (0, 1) if info is None else (info.id, info.num_workers)
-
-    def _start(self, worker: int, workers: int) -> tuple[int, int]:
-        """The position this pass starts at, and the block that goes to worker 0."""
-        resume, self._resume = self._resume, None
-        if resume is None or resume["epoch"] != self.epoch:
-            return 0, 0
-        position = int(resume["position"])
-        if "worker" not in resume:
-            # A rank's place: the DataLoader asks worker 0 first, so it takes the next block.
-            return position, position // self.batch_size
-        if (resume["worker"], resume["num_workers"]) != (worker, workers):
-            raise ValueError(
-                f"the state is worker {resume['worker']} of {resume['num_workers']}'s; "
-                f"this is worker {worker} of {workers}"
-            )
-        return position, int(resume["origin"])
-
-    def _finish(self, values: list[Any]) -> list[Any]:
-        return [to_torch(v) for v in values] if self.as_torch else values
-
-    def __iter__(self) -> Iterator[list[Any]]:
-        worker, workers = self._split()
-        self._worker = (worker, workers)
-        start, self._origin = self._start(worker, workers)
-        self._position = start
-        if self.paths is not None:
-            yield from self._iter_files(worker, workers, start)
-        else:
-            yield from self._iter_stream(worker, workers, start)
-
-    def _iter_files(self, worker: int, workers: int, start: int) -> Iterator[list[Any]]:
-        assert self.paths is not None
-        lo, hi = rank_range(sum(self.counts), self.rank, self.world_size, self.balance)
-        opened: dict[int, RecordFile] = {}
-        try:
-            runs = segments(
-                self.counts,
-                lo + start,
-                hi,
-                shuffle=self.shuffle,
-                seed=self.seed,
-                epoch=self.epoch,
-                window=self.window,
-            )
-            for first, shard, indices in runs:
-                first -= lo
-                mask = worker_mask(
-                    first, len(indices), worker, workers, self.batch_size, self._origin
-                )
-                mine = np.flatnonzero(mask)
-                if not len(mine):
-                    continue
-                records = opened.get(shard)
-                if records is None:
-                    records = RecordFile(self.paths[shard], extended=self.extended, text=self.text)
-                    opened[shard] = records
-                for k in mine.tolist():
-                    values = records[int(indices[k])]
-                    self._position = first + k + 1
-                    yield self._finish(values)
-        finally:
-            for records in opened.values():
-                records.close()
-
-    def _iter_stream(self, worker: int, workers: int, start: int) -> Iterator[list[Any]]:
-        source = self.source
-        items = source() if callable(source) else source
-        rank, world, block, origin = self.rank, self.world_size, self.batch_size, self._origin
-        for i, blob in enumerate(items):  # type: ignore[arg-type]
-            position, mine = divmod(i, world)
-            if mine != rank or position < start or (position // block - origin) % workers != worker:
-                continue
-            values = decode_list(blob, extended=self.extended, text=self.text)
-            self._position = position + 1
-            yield self._finish(values)
-
-
-def _is_files(source: Any) -> bool:
-    if isinstance(source, str | os.PathLike):
-        return True
-    if isinstance(source, list | tuple) and source:
-        return all(isinstance(item, str | os.PathLike) for item in source)
-    return False
+        return getattr(dataset, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
