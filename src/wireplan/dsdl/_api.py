@@ -7,6 +7,7 @@ import importlib
 import importlib.util
 import json
 import os
+import pickle
 import shutil
 import sys
 import tempfile
@@ -19,6 +20,7 @@ from typing import Any
 from wireplan.core.atomic import write_bytes
 from wireplan.dsdl import runtime
 from wireplan.dsdl._layout import TypeLayout
+from wireplan.dsdl._pycyphal import MODELS_FILE
 from wireplan.errors import EncodeError, WireplanError
 
 __all__ = [
@@ -128,6 +130,7 @@ def _write_package(
         if not partial:
             break
         roots += partial  # a lookup package in output lacks types: compile that namespace whole
+    models = compiler.models(types)
     staging = Path(tempfile.mkdtemp(prefix=".wireplan-compile-", dir=output))
     swapped: list[tuple[Path, Path | None]] = []  # (dest, where its previous package went)
     try:
@@ -143,6 +146,9 @@ def _write_package(
             (staging / root / LAYOUT_FILE).write_bytes(json.dumps(items, indent=1).encode())
             build = {"generator": generator, "whole": root in compiled}
             (staging / root / BUILD_FILE).write_bytes(json.dumps(build).encode())
+            # pycyphal's _MODEL_ of each class in this package (read lazily, see _pycyphal)
+            pickled = pickle.dumps(models.get(root, {}), pickle.HIGHEST_PROTOCOL)
+            (staging / root / MODELS_FILE).write_bytes(pickled)
         for top in tops:
             if top in kept:
                 continue

@@ -57,6 +57,7 @@ __all__ = [
     "TypeLayout",
     "analyse",
     "generate",
+    "models",
     "read_types",
     "source_digest",
 ]
@@ -1697,6 +1698,10 @@ def _gen_unit(gen: _Gen, unit: _Unit) -> _Code:
     cls.append(f"    _STRATEGY_ = {strategy!r}")
     if t.has_fixed_port_id:
         cls.append(f"    _FIXED_PORT_ID_ = {t.fixed_port_id}")
+    # pycyphal v1's protocol (the model is read lazily, see wireplan.dsdl._pycyphal)
+    cls.append("    _MODEL_ = _rt.Model(__file__)")
+    cls.append("    _serialize_ = _rt.serialize_into")
+    cls.append("    _deserialize_ = classmethod(_rt.deserialize_from)")
     for c in t.constants:
         cls.append(f"    {_attr(c.name)} = {_constant_value(c)}")
     cls.append("")
@@ -2047,6 +2052,7 @@ def generate(types: Sequence[Any]) -> tuple[dict[str, str], list[TypeLayout]]:
             )
             if svc.fixed_port_id is not None:
                 tail.append(f"    _FIXED_PORT_ID_ = {svc.fixed_port_id}")
+            tail.append("    _MODEL_ = _rt.Model(__file__)")
             tail.append("")
             tail.append(f"{svc.ident}.__name__ = {svc.name!r}")
             tail.append(f"{svc.ident}.__qualname__ = {svc.name!r}")
@@ -2106,6 +2112,23 @@ def generate(types: Sequence[Any]) -> tuple[dict[str, str], list[TypeLayout]]:
         lines_ns.append("")
         files[ns.replace(".", "/") + "/__init__.py"] = "\n".join(lines_ns)
     return files, layouts
+
+
+def models(types: Sequence[Any]) -> dict[str, dict[str, Any]]:
+    """The pydsdl type of each class :func:`generate` writes (pycyphal's ``_MODEL_``).
+
+    By root namespace, then full name with version (``_FULL_NAME_``); a
+    service maps to its ``ServiceType``.
+    """
+    out: dict[str, dict[str, Any]] = {}
+    for u in _collect(types).values():
+        v = u.inner.version
+        out.setdefault(u.root, {})[f"{u.inner.full_name}.{v.major}.{v.minor}"] = u.t
+    for t in types:
+        if isinstance(t, pydsdl.ServiceType):
+            name = f"{t.full_name}.{t.version.major}.{t.version.minor}"
+            out.setdefault(t.full_name.split(".")[0], {})[name] = t
+    return out
 
 
 def units_by_ident(units: dict[tuple[str, int, int], _Unit]) -> dict[str, _Unit]:

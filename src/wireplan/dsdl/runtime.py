@@ -11,7 +11,9 @@ what only runs off the fast path:
   (the same rules as ``pydsdl.serialize``) and with the structure checked,
   raising :class:`~wireplan.errors.EncodeError` with a path on a bad value;
 - the plain-data conversions (``to_builtin`` / ``from_builtin``), ``repr``
-  and equality shared by every generated class.
+  and equality shared by every generated class;
+- pycyphal v1's protocol (``_MODEL_``, ``_serialize_``, ``_deserialize_``),
+  from :mod:`wireplan.dsdl._pycyphal`.
 
 Each generated class carries a field table ``_FIELDS_``: a tuple of
 ``(name, kind)`` where ``kind`` is a small tuple:
@@ -36,18 +38,21 @@ from typing import Any
 
 import numpy as np
 
+from wireplan.dsdl._pycyphal import Model, deserialize_from, serialize_into
 from wireplan.errors import DecodeError, EncodeError
 
 __all__ = [
     "DTYPES",
     "DecodeError",
     "EncodeError",
+    "Model",
     "PackCache",
     "StructError",
     "bits_to_float",
     "bools_to_bytes",
     "bools_to_int",
     "default_of",
+    "deserialize_from",
     "eq",
     "float_to_bits",
     "from_builtin",
@@ -64,6 +69,7 @@ __all__ = [
     "packbits",
     "pad",
     "repr_of",
+    "serialize_into",
     "to_builtin",
     "union_getter",
     "union_setter",
