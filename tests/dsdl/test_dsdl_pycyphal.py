@@ -33,10 +33,14 @@ _FAST = settings(
 )
 
 
+# pycyphal's own classes that fail here, where wireplan's are checked against pydsdl only:
+# nunavut 2.3 names the types called ``_`` wrongly inside their code (NameError), and its
+# code for signed sub-byte integer arrays (int3[<=2]) overflows under numpy 2.
+_NUNAVUT_FAILS = {"corner.Ext.1.1", "corner.HasExt.1.1"}
+
+
 def _broken_in_nunavut(t: Any) -> bool:
-    """nunavut 2.3's classes of the types named ``_`` (``reg...actuator.common._.0.1`` etc.) raise
-    ``NameError`` when used; wireplan's are checked against pydsdl only there."""
-    return unwrap(t).short_name == "_"
+    return unwrap(t).short_name == "_" or full_name(t) in _NUNAVUT_FAILS
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +89,7 @@ def _helpers_agree(t: Any, mine: Any, theirs: Any, roots: dict[str, ModuleType])
         theirs = None
     assert theirs is None or pd.is_message_type(mine) == pd.is_message_type(theirs)
     assert pd.get_model(mine) == t and str(pd.get_model(mine)) == full_name(t)
-    assert pd.get_extent_bytes(mine) == unwrap(t).extent // 8 if mine._SEALED_ else t.extent // 8
+    assert pd.get_extent_bytes(mine) == t.extent // 8
     if theirs is not None:
         assert pd.get_model(mine) == pd.get_model(theirs)
         assert pd.get_extent_bytes(mine) == pd.get_extent_bytes(theirs)
@@ -199,7 +203,7 @@ def test_services_and_fragments(
     assert pd.get_model(w.node.GetInfo_1_0) == pd.get_model(p.GetInfo_1_0)
     assert isinstance(pd.get_model(w.node.GetInfo_1_0), pydsdl.ServiceType)
     assert pd.get_fixed_port_id(w.node.GetInfo_1_0) == 430
-    assert pd.get_fixed_port_id(w.node.GetInfo_1_0.Request) is None
+    assert pd.get_fixed_port_id(w.node.GetInfo_1_0.Request) == 430  # as nunavut gives it
     assert pd.get_model(w.node.GetInfo_1_0.Request) == pd.get_model(p.GetInfo_1_0.Request)
     hb = w.node.Heartbeat_1_0(uptime=7, mode=w.node.Mode_1_0(value=2))
     data = hb.serialize()

@@ -2057,6 +2057,9 @@ def generate(types: Sequence[Any]) -> tuple[dict[str, str], list[TypeLayout]]:
             tail.append(f"{svc.ident}.__name__ = {svc.name!r}")
             tail.append(f"{svc.ident}.__qualname__ = {svc.name!r}")
             tail.append(f"{svc.ident}.__module__ = _PREFIX + {svc.namespace!r}")
+            if svc.fixed_port_id is not None:  # as nunavut: the halves carry the service's ID
+                tail.append(f"{svc.request}._FIXED_PORT_ID_ = {svc.fixed_port_id}")
+                tail.append(f"{svc.response}._FIXED_PORT_ID_ = {svc.fixed_port_id}")
         head = _IMPL_HEAD.format(version=__version__, root=root, suffix=f"{root}.{IMPL_MODULE}")
         imports: list[str] = []
         for other in sorted({units_by_ident(units)[i].root for i in gen.external}):
