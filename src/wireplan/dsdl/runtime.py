@@ -387,14 +387,24 @@ def _norm_value(kind: Kind, value: Any, path: str) -> Any:
         if element[0] == "utf8":
             if isinstance(value, str):
                 raw = value.encode("utf-8")
-            elif isinstance(value, bytes | bytearray):
-                raw = bytes(value)
+            else:
+                # UTF-8 bytes: bytes, or byte values (a numpy uint8 array, or the list of
+                # numbers pycyphal's to_builtin gives for text that is not printable)
+                try:
+                    raw = bytes(
+                        value
+                        if isinstance(value, bytes | bytearray)
+                        else _as_list(value, element, path)
+                    )
+                except (TypeError, ValueError):
+                    raise EncodeError(
+                        f"a utf8 array requires str or UTF-8 bytes, got {type(value).__name__}",
+                        path,
+                    ) from None
                 try:
                     raw.decode("utf-8")
                 except UnicodeDecodeError as exc:
                     raise EncodeError(f"not valid UTF-8: {exc}", path) from None
-            else:
-                raise EncodeError(f"a utf8 array requires str, got {type(value).__name__}", path)
             items: list[Any] = list(raw)
         elif element[0] == "byte" and isinstance(value, bytes | bytearray | str):
             items = list(value.encode("utf-8") if isinstance(value, str) else value)
