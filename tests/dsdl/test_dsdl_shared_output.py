@@ -77,6 +77,7 @@ def test_every_type_of_every_namespace_stays_importable_and_agrees_with_pydsdl(
     for t in types:
         cls = class_for(roots, t)
         assert full_name(t) == cls._FULL_NAME_
+        assert t == cls._MODEL_  # the pickled models sit next to the modules they describe
         _agrees(t, cls)
 
 
