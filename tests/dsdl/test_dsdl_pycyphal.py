@@ -105,6 +105,7 @@ def _helpers_agree(t: Any, mine: Any, theirs: Any, roots: dict[str, ModuleType])
         assert pd.get_model(ours) == t
         plain = pd.to_builtin(ours)
         assert ours.serialize() == data  # to_builtin made its arrays numpy arrays: same bytes
+        assert ours == mine.deserialize(data)  # and the same value
         with _importable_as_top_level(roots):
             built = pd.update_from_builtin(mine(), plain)
         assert built.serialize() == data, full_name(t)

@@ -579,9 +579,22 @@ def repr_of(obj: Any) -> str:
     return f"{cls._FULL_NAME_}({inner})"
 
 
+def _octets(x: Any) -> bytes | None:
+    if isinstance(x, str):
+        return x.encode("utf-8")
+    try:
+        return bytes(x.tolist() if isinstance(x, np.ndarray) else x)
+    except (TypeError, ValueError):
+        return None
+
+
 def _same(a: Any, b: Any) -> bool:
     if a is b:
         return True
+    if isinstance(a, str | bytes | bytearray) or isinstance(b, str | bytes | bytearray):
+        # text and byte arrays: a str, bytes, or their byte values (a list, a uint8 array)
+        octets = _octets(a)
+        return octets is not None and octets == _octets(b)
     if isinstance(a, list) or isinstance(b, list):
         try:
             return list(a) == list(b)
