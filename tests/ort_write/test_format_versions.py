@@ -149,12 +149,32 @@ def test_format_5_refuses_float8_inside_a_subgraph() -> None:
 
 
 def test_format_5_refuses_external_data_offset() -> None:
+    """A tensor whose data lives elsewhere (no raw_data) has no place in format 5."""
     om = load(bytes(writer.to_bytes(models.features())), copy=True)
     t = om.graph.initializers[0]
     t.external_data_offset = 0
+    t.raw_data = np.zeros(0, np.uint8)
     with pytest.raises(EncodeError, match="external_data_offset") as info:
         writer.to_bytes(om, format_version=5)
     assert info.value.path == "$.model.graph.initializers[0].external_data_offset"
+
+
+def test_format_5_inlines_a_tensor_read_from_external_data() -> None:
+    """A tensor that holds its bytes is written inline, its offset dropped, in any format."""
+    om = load(bytes(writer.to_bytes(models.features())), copy=True)
+    i, src = next((i, t) for i, t in enumerate(om.graph.initializers) if t.nbytes)
+    src.external_data_offset = 0
+    again = load(bytes(writer.to_bytes(om, format_version=5)))
+    t = again.graph.initializers[i]
+    assert t.external_data_offset == -1
+    assert t.raw_data.tobytes() == src.raw_data.tobytes()
+
+
+def test_format_5_refuses_external_data() -> None:
+    with pytest.raises(EncodeError, match="format_version=6"):
+        writer.plan_files(
+            load(bytes(writer.to_bytes(models.features()))), external_data=True, format_version=5
+        )
 
 
 @pytest.mark.parametrize("version", [5, 6])

@@ -19,6 +19,16 @@ Every writer takes ``durable`` (default True):
   crash: the rename may reach the disk before the data, so afterwards the
   target can be empty or partial and the previous file gone.  For outputs
   that can be made again (conversions, caches, benchmarks).
+
+:func:`write_group` writes several files that belong together (an .ort and
+its external data): all are complete (and, durable, on disk) before the
+first rename, and they are renamed in the order given, the last one being
+the commit point.  A failure before or during the renames leaves every
+previous file as it was (a replaced one comes back from a hard link kept
+until the last rename).  Only a crash of the process or the machine between
+two renames, a window of microseconds, can leave the new files renamed so
+far beside the old rest; the previous versions of those are then still
+there as ``.NAME.*.prev`` hard links.
 """
 
 from __future__ import annotations
@@ -26,14 +36,16 @@ from __future__ import annotations
 import contextlib
 import mmap
 import os
+import shutil
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import IO, Any
 
 from wireplan.core.execute import execute
 from wireplan.core.plan import Plan
 
-__all__ = ["atomic_open", "write_bytes", "write_plan", "write_sized"]
+__all__ = ["SizedFile", "atomic_open", "write_bytes", "write_group", "write_plan", "write_sized"]
 
 
 def _umask() -> int:
@@ -125,20 +137,133 @@ def write_sized(
         if size == 0:
             fill(bytearray())
             return
-        mm = mmap.mmap(fd, size, access=mmap.ACCESS_WRITE)
-        try:
-            fill(mm)
-        except BaseException:
-            # Views into the mapping may live on in the traceback's frames; the
-            # mapping then closes when they go, and the error that matters is fill's.
-            with contextlib.suppress(BufferError):
-                mm.close()
-            raise
-        try:
-            if durable:
-                mm.flush()
-        finally:
+        _fill_mapped(fd, size, fill, durable)
+
+
+def _fill_mapped(fd: int, size: int, fill: Callable[[Any], None], durable: bool) -> None:
+    mm = mmap.mmap(fd, size, access=mmap.ACCESS_WRITE)
+    try:
+        fill(mm)
+    except BaseException:
+        # Views into the mapping may live on in the traceback's frames; the
+        # mapping then closes when they go, and the error that matters is fill's.
+        with contextlib.suppress(BufferError):
             mm.close()
+        raise
+    try:
+        if durable:
+            mm.flush()
+    finally:
+        mm.close()
+
+
+def _linked(source: str | os.PathLike[str], target: str, durable: bool) -> str:
+    """A temporary hard link to ``source`` beside ``target`` (a copy where links fail)."""
+    tmp = os.path.join(
+        os.path.dirname(target), f".{os.path.basename(target)}.{os.urandom(4).hex()}.tmp"
+    )
+    try:
+        os.link(source, tmp)
+    except OSError:
+        try:
+            shutil.copyfile(source, tmp)
+            if durable:
+                fd = os.open(tmp, os.O_RDONLY)
+                try:
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+            raise
+    return tmp
+
+
+@dataclass(frozen=True)
+class SizedFile:
+    """One file of :func:`write_group`: ``size`` zero bytes that ``fill`` writes into.
+
+    ``fill`` gets a writable mapping of the whole file (as in
+    :func:`write_sized`), or with ``mapped=False`` the open file descriptor
+    (for writers that map windows of a large file themselves).
+    ``link_from``: an existing file with the right bytes; the new file is a
+    hard link to it (a copy where links fail) and ``fill`` is not called.
+    """
+
+    path: str | os.PathLike[str]
+    size: int
+    fill: Callable[[Any], None]
+    mapped: bool = True
+    link_from: str | os.PathLike[str] | None = None
+
+
+def write_group(files: Sequence[SizedFile], *, durable: bool = True) -> None:
+    """Write files that belong together, all or none (see the module docstring).
+
+    Every file is written to a temporary file beside its target first; then
+    they are renamed in the order given, so the last one is the commit
+    point.  ``durable`` as in :func:`write_sized`.
+    """
+    temps: list[tuple[str, str]] = []  # (temporary, target) of each file written
+    done: list[tuple[str, str | None]] = []  # (target, kept previous version) once renamed
+    try:
+        for item in files:
+            target = os.path.abspath(os.fspath(item.path))
+            folder = os.path.dirname(target)
+            if item.link_from is not None:
+                temps.append((_linked(item.link_from, target, durable), target))
+                continue
+            fd, tmp = tempfile.mkstemp(
+                prefix="." + os.path.basename(target) + ".", suffix=".tmp", dir=folder
+            )
+            temps.append((tmp, target))
+            try:
+                mode = os.stat(target).st_mode & 0o7777 if os.path.exists(target) else _FILE_MODE
+                os.fchmod(fd, mode)
+                os.ftruncate(fd, item.size)
+                if not item.mapped:
+                    item.fill(fd)
+                elif item.size:
+                    _fill_mapped(fd, item.size, item.fill, durable)
+                else:
+                    item.fill(bytearray())
+                if durable:
+                    os.fsync(fd)
+            finally:
+                os.close(fd)
+        last = len(temps) - 1
+        for i, (tmp, target) in enumerate(temps):
+            kept = None
+            if i < last and os.path.exists(target):
+                kept = os.path.join(
+                    os.path.dirname(target),
+                    f".{os.path.basename(target)}.{os.urandom(4).hex()}.prev",
+                )
+                try:
+                    os.link(target, kept)
+                except OSError:  # no hard links here: the previous file cannot come back
+                    kept = None
+            os.replace(tmp, target)
+            done.append((target, kept))
+        if durable:
+            for folder in sorted({os.path.dirname(t) for _, t in temps}):
+                _fsync_dir(folder)
+    except BaseException:
+        for tmp, _ in temps[len(done) :]:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+        for target, kept in reversed(done):
+            with contextlib.suppress(OSError):
+                if kept is not None:
+                    os.replace(kept, target)
+                else:
+                    os.unlink(target)
+        raise
+    for _, kept in done:
+        if kept is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(kept)
 
 
 def write_plan(

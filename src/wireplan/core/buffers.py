@@ -18,7 +18,7 @@ import numpy as np
 
 from wireplan.core.closing import Closing
 
-__all__ = ["MappedFile", "as_memoryview", "view"]
+__all__ = ["MappedFile", "as_memoryview", "drop_pages", "view"]
 
 
 def as_memoryview(data: Any) -> memoryview:
@@ -47,6 +47,48 @@ def view(
     return arr.reshape(shape)
 
 
+def _mapping_of(arr: np.ndarray[Any, Any]) -> tuple[mmap.mmap, int] | None:
+    """The read-only shared mapping an array views and the array's offset in it, if any."""
+    base: Any = arr
+    while isinstance(base, np.ndarray):
+        base = base.base
+    if not isinstance(base, memoryview) or not base.readonly:
+        return None
+    mm = base.obj
+    if not isinstance(mm, mmap.mmap):
+        return None
+    try:
+        start = int(np.frombuffer(mm, dtype=np.uint8, count=1).ctypes.data)
+    except (ValueError, TypeError):  # closed or empty
+        return None
+    offset = int(arr.ctypes.data) - start
+    if offset < 0 or offset + arr.nbytes > len(mm):
+        return None
+    return mm, offset
+
+
+def drop_pages(arr: np.ndarray[Any, Any]) -> None:
+    """Unmap the resident pages of ``arr`` when it views a read-only file mapping.
+
+    Copying a large mapped file touches every page, and each stays in the
+    process's resident set until unmapped; this returns them (the data stays
+    in the page cache, and the array stays valid: a later access faults the
+    pages in again).  Anything else (owned memory, a writable mapping) is
+    left alone.
+    """
+    found = _mapping_of(arr)
+    if found is None or arr.nbytes == 0:
+        return
+    mm, offset = found
+    page = mmap.PAGESIZE
+    # Neighbouring bytes on the same pages lose nothing either: they fault in again.
+    lo = offset // page * page
+    hi = min(len(mm), -(-(offset + arr.nbytes) // page) * page)
+    if hi > lo:
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            mm.madvise(mmap.MADV_DONTNEED, lo, hi - lo)
+
+
 class MappedFile(Closing):
     """A file mapped read-only into memory; ``buffer`` is a memoryview of its bytes.
 
@@ -68,6 +110,15 @@ class MappedFile(Closing):
     @property
     def closed(self) -> bool:
         return self._mm is None
+
+    def offset_of(self, arr: np.ndarray[Any, Any]) -> int | None:
+        """Where the bytes of ``arr`` start in this file, when ``arr`` views this mapping."""
+        if self._mm is None:
+            return None
+        found = _mapping_of(arr)
+        if found is None or found[0] is not self._mm:
+            return None
+        return found[1]
 
     def close(self) -> None:
         """Release the mapping.  Arrays still viewing it keep it alive until they go."""

@@ -329,6 +329,7 @@ class Builder:
       value in the field its ``type`` names): only the selector and the
       fields listed for its value are written; a value not listed writes
       every field.
+    - ``too_large_hint``: what the error for a layout past 2 GiB suggests.
     """
 
     def __init__(
@@ -340,8 +341,10 @@ class Builder:
         omit_empty_strings: bool = False,
         keep_empty: Collection[tuple[str, str]] = (),
         variants: Mapping[str, tuple[str, Mapping[Any, Collection[str]]]] | None = None,
+        too_large_hint: str = "store large vectors outside the buffer (external data)",
     ) -> None:
         schema.check()
+        self.too_large_hint = too_large_hint
         self.schema = schema
         self.large_bytes = large_bytes
         self._tables: dict[str, _Table] = {}
@@ -832,8 +835,7 @@ class _State:
         if total > MAX_BUFFER_SIZE:
             raise EncodeError(
                 f"the buffer would be {total} bytes, past the FlatBuffers limit of "
-                f"{MAX_BUFFER_SIZE} bytes (2 GiB); large tensors must be stored as "
-                "external data instead (not supported yet)"
+                f"{MAX_BUFFER_SIZE} bytes (2 GiB): {self.builder.too_large_hint}"
             )
         for p, data, _ in layout:
             _U32.pack_into(buf, p.fixup, data - 4 - p.fixup)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from wireplan.errors import EncodeError
-from wireplan.ort.reader import load, payload_offsets
+from wireplan.ort.reader import external_offsets, load, payload_offsets
 from wireplan.ort.schema import FILE_IDENTIFIER, FORMAT_RELEASES
 
 __all__ = ["alignment_of", "demo", "inspect", "operators", "register", "sniff"]
@@ -92,6 +92,28 @@ def inspect(path: str | Path, out: TextIO) -> None:
                 )
             if len(payloads) > 8:
                 print(f"    ... {len(payloads) - 8} more", file=out)
+        external = external_offsets(om)
+        if external:
+            from wireplan.ort.writer import companion_path
+
+            companion = companion_path(path)
+            print(
+                f"  external data: {len(external)} tensors, "
+                f"{_size(sum(n for *_, n in external))} in {companion.name} "
+                f"({_size(companion.stat().st_size)})",
+                file=out,
+            )
+            hist = Counter(alignment_of(off) for _, _, off, _ in external)
+            parts = [f"{'>=' if a == _ALIGN_CAP else ''}{a}: {hist[a]}" for a in sorted(hist)]
+            print("  external offset alignment: " + ", ".join(parts), file=out)
+            for _, name, off, n in external[:8]:
+                print(
+                    f"    {name or '(unnamed)'}: external at {off} "
+                    f"(aligned {alignment_of(off)}), {_size(n)}",
+                    file=out,
+                )
+            if len(external) > 8:
+                print(f"    ... {len(external) - 8} more", file=out)
         kr = om.kernel_type_str_resolver
         if kr is not None:
             print(f"  kernel type str resolver: {len(kr.op_kernel_type_str_args)} op ids", file=out)
@@ -151,14 +173,20 @@ def _cmd_convert(args: argparse.Namespace, out: TextIO) -> int:
         options["alignment"] = args.alignment
     if args.no_fsync:
         options["durable"] = False
+    options["external_data"] = args.external_data
+    if args.size_threshold is not None:
+        if not args.external_data:
+            raise EncodeError("--size-threshold applies with --external-data only")
+        options["size_threshold"] = args.size_threshold
+    if args.reuse_data:
+        if not (args.external_data and src.lower().endswith(".onnx")):
+            raise EncodeError("--reuse-data applies to .onnx -> .ort with --external-data only")
+        options["reuse_data"] = True
     if to_onnx:
-        options["external_data"] = args.external_data
         if args.no_float16_casts:
             raise EncodeError("--no-float16-casts applies to .onnx -> .ort conversion only")
         if args.format_version is not None:
             raise EncodeError("--format-version applies to conversions that write an .ort only")
-    elif args.external_data:
-        raise EncodeError("--external-data applies to .ort -> .onnx conversion only")
     else:
         if args.no_float16_casts:
             options["float16_casts"] = False
@@ -189,15 +217,31 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--external-data",
         action="store_true",
-        help=".ort -> .onnx: write the weights to DST.data (for models past 2 GiB)",
+        help="write the large weights to DST.data beside DST, each at a multiple of the "
+        "alignment (for models past 2 GiB; an .ort so written runs through "
+        "wireplan.ort.session, not through onnxruntime directly)",
+    )
+    p.add_argument(
+        "--size-threshold",
+        type=int,
+        default=None,
+        metavar="BYTES",
+        help="with --external-data: tensors of at least this many bytes go to DST.data "
+        "(default 1024)",
+    )
+    p.add_argument(
+        "--reuse-data",
+        action="store_true",
+        help=".onnx -> .ort with --external-data: keep the weights where they are in the "
+        ".onnx's (aligned) data file; DST.data becomes a hard link to it",
     )
     p.add_argument(
         "--alignment",
         type=int,
         default=None,
         metavar="N",
-        help="payload alignment in bytes, a power of two (.onnx -> .ort: default 64; "
-        ".ort -> .onnx with --external-data: default 4096)",
+        help="payload alignment in bytes, a power of two (.onnx -> .ort: default 64, "
+        "external data included; .ort -> .onnx with --external-data: default 4096)",
     )
     p.add_argument(
         "--threads", type=int, default=None, metavar="N", help="threads copying payloads"

@@ -41,13 +41,13 @@ import onnx.inliner
 import onnx.numpy_helper
 import onnx.shape_inference
 
-from wireplan.core.atomic import atomic_open, write_bytes, write_plan
+from wireplan.core.atomic import SizedFile, atomic_open, write_bytes, write_group, write_plan
 from wireplan.core.buffers import MappedFile
 from wireplan.core.gcpause import gc_paused
 from wireplan.core.plan import Plan, is_power_of_two
 from wireplan.errors import EncodeError
 from wireplan.ort import model as m
-from wireplan.ort.graph import node_edges, topological_order
+from wireplan.ort.graph import node_edges, topological_order, walk_tensors
 from wireplan.ort.schema import ATTRIBUTE_TYPE, DIMENSION_VALUE_TYPE, TENSOR_DATA_TYPE
 
 if TYPE_CHECKING:  # annotations only: kernel_types imports this module when it asks onnx
@@ -325,15 +325,39 @@ class _ToOnnx:
         return p
 
 
-def to_onnx(model: m.OrtModel) -> onnx.ModelProto:
+def to_onnx(model: m.OrtModel, *, companion: str | None = None) -> onnx.ModelProto:
     """An ``onnx.ModelProto`` with everything of ``model`` that ONNX can hold (module docstring).
 
     Nodes keep their stored order unless it is not topological (then a
     stable topological sort, see :func:`_topological`).  Payloads are
     copied into the protobuf message (protobuf owns its bytes); use :func:`convert_ort_to_onnx` with ``external_data=True`` for
-    big models.
+    big models.  ``companion``: tensors the .ort keeps in its external data
+    file become ONNX external data at the same offsets of the file
+    ``companion`` (a location relative to the .onnx), not copies.
     """
-    return _ToOnnx(None).model(model)
+    if companion is None:
+        return _ToOnnx(None).model(model)
+    entries = _companion_entries(model, companion)
+    return _ToOnnx(lambda t: entries.get(id(t))).model(model)
+
+
+def _companion_entries(model: m.OrtModel, location: str) -> dict[int, list[tuple[str, str]]]:
+    """ONNX external-data entries for the tensors stored in the .ort's companion file."""
+    return {
+        id(t): [
+            ("location", location),
+            ("offset", str(t.external_data_offset)),
+            ("length", str(t.nbytes)),
+        ]
+        for _, t in walk_tensors(model.graph)
+        if t.external_data_offset >= 0 and t.data_type != _STRING and t.nbytes
+    }
+
+
+def _companion_file(model: m.OrtModel) -> str | None:
+    """The path of the mapped companion file of a loaded .ort with external tensors."""
+    mf = getattr(model.source, "companion", None)
+    return mf.path if isinstance(mf, MappedFile) else None
 
 
 def _external_plan(
@@ -372,6 +396,10 @@ def _write_sequential(
                 progress(pos, plan.size)
         if pos < plan.size:
             f.write(bytes(plan.size - pos))
+
+
+def _no_fill(_: Any) -> None:
+    """Nothing to write: the file is linked, not filled."""
 
 
 def _check_size(size: int) -> None:
@@ -442,7 +470,13 @@ def convert_ort_to_onnx(
 ) -> None:
     """Convert an .ort file (or a loaded model) to an .onnx file at ``dst``, atomically.
 
-    With ``external_data=True`` every payload of ``size_threshold`` bytes
+    An .ort with external data (its companion file) and
+    ``external_data=True``: ``<dst name>.data`` becomes a hard link to the
+    companion (a copy across file systems), and the .onnx's external-data
+    entries point at the same offsets; tensors inline in the .ort stay
+    inline.  No weight is rewritten.
+
+    Otherwise, with ``external_data=True`` every payload of ``size_threshold`` bytes
     or more goes to ``<dst name>.data`` beside ``dst``, each at an offset
     that is a multiple of ``alignment``; the payloads go from the .ort
     mapping straight into that file and never become Python bytes (plain
@@ -466,7 +500,22 @@ def convert_ort_to_onnx(
     om = load(src) if not isinstance(src, m.OrtModel) else src
     try:
         dst_path = Path(dst)
-        if external_data:
+        reused = _companion_file(om) if external_data else None
+        if reused is not None:
+            location = dst_path.name + ".data"
+            proto = to_onnx(om, companion=location)
+            _check_size(proto.ByteSize())
+            data = proto.SerializeToString()
+            data_path = dst_path.with_name(location)
+            files = [SizedFile(data_path, 0, _no_fill, mapped=False, link_from=reused)]
+            if data_path.exists() and os.path.samefile(reused, data_path):
+                files = []
+
+            def fill(buf: Any) -> None:
+                buf[: len(data)] = data
+
+            write_group([*files, SizedFile(dst_path, len(data), fill)], durable=durable)
+        elif external_data:
             location = dst_path.name + ".data"
             plan, entries = _external_plan(om, location, alignment, size_threshold)
             total = plan.size
@@ -875,6 +924,10 @@ class _OnnxSources:
     def __init__(self, sources: _Sources, proto: onnx.ModelProto) -> None:
         self._sources = sources
         self._proto: onnx.ModelProto | None = proto
+
+    def external_files(self) -> dict[str, MappedFile]:
+        """The external data files the model's tensors view, by location."""
+        return dict(self._sources.files)
 
     def close(self) -> None:
         self._proto = None

@@ -4,24 +4,199 @@ The file is memory-mapped (a path) or viewed in place (a bytes-like
 object); payloads are not copied unless ``copy=True``.  See
 :mod:`wireplan.flatbuffers.reader` for what is verified and
 :mod:`wireplan.ort.model` for how long the views live.
+
+Tensors stored outside the file (``Tensor.external_data_offset``, written by
+``save(..., external_data=True)``) are read from the companion file
+``<name>.ort.data`` beside it (or the one given), mapped as well: their
+``raw_data`` views it.  Their length follows from ``dims`` and
+``data_type``, as in onnxruntime's checkpoints.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from wireplan.core.buffers import MappedFile, as_memoryview
+from wireplan.core.closing import Closing
+from wireplan.core.execute import run_copies
 from wireplan.errors import DecodeError
 from wireplan.flatbuffers.reader import DEFAULT_LIMITS, Limits, TableReader
 from wireplan.ort.graph import walk_tensors
 from wireplan.ort.model import TABLE_CLASSES, OrtModel, Tensor
-from wireplan.ort.schema import FILE_IDENTIFIER, ORT_SCHEMA, SUPPORTED_VERSIONS
+from wireplan.ort.schema import FILE_IDENTIFIER, ORT_SCHEMA, SUPPORTED_VERSIONS, TENSOR_DATA_TYPE
 
-__all__ = ["load", "payload_offsets", "tensor_paths"]
+__all__ = ["ModelFiles", "external_offsets", "load", "payload_offsets", "tensor_paths"]
+
+# Bytes per element of the fixed-size data types an .ort holds (STRING and UNDEFINED have none).
+_ELEMENT_BYTES = {
+    TENSOR_DATA_TYPE[name]: size
+    for name, size in (
+        ("FLOAT", 4),
+        ("UINT8", 1),
+        ("INT8", 1),
+        ("UINT16", 2),
+        ("INT16", 2),
+        ("INT32", 4),
+        ("INT64", 8),
+        ("BOOL", 1),
+        ("FLOAT16", 2),
+        ("DOUBLE", 8),
+        ("UINT32", 4),
+        ("UINT64", 8),
+        ("COMPLEX64", 8),
+        ("COMPLEX128", 16),
+        ("BFLOAT16", 2),
+        ("FLOAT8E4M3FN", 1),
+        ("FLOAT8E4M3FNUZ", 1),
+        ("FLOAT8E5M2", 1),
+        ("FLOAT8E5M2FNUZ", 1),
+    )
+}
+
+
+class ModelFiles(Closing):
+    """What a model with external data views: the .ort source and the companion file."""
+
+    __slots__ = ("companion", "main")
+
+    def __init__(self, main: Any, companion: MappedFile | None) -> None:
+        self.main = main
+        self.companion = companion
+
+    def close(self) -> None:
+        for src in (self.main, self.companion):
+            close = getattr(src, "close", None)
+            if close is not None:
+                close()
+
+
+def external_offsets(model: OrtModel) -> list[tuple[str, str, int, int]]:
+    """``(path, tensor name, offset in the companion file, nbytes)`` of every external tensor.
+
+    From the metadata alone: tensors whose ``external_data_offset`` is set,
+    in the order of :func:`tensor_paths`.
+    """
+    out: list[tuple[str, str, int, int]] = []
+    for path, t in tensor_paths(model):
+        if t.external_data_offset >= 0:
+            out.append((path, t.name, t.external_data_offset, _external_nbytes(t, path)))
+    return out
+
+
+def _external_nbytes(t: Tensor, path: str) -> int:
+    where = f"{path}.external_data_offset"
+    size = _ELEMENT_BYTES.get(t.data_type)
+    if size is None:
+        raise DecodeError(
+            f"tensor {t.name!r} of data type {t.data_type} has an external_data_offset; only "
+            "fixed-size numeric tensors can be stored outside the file",
+            t.external_data_offset,
+            where,
+        )
+    count = 1
+    for d in t.dims:
+        if d < 0:
+            raise DecodeError(
+                f"tensor {t.name!r} has a negative dimension {int(d)}",
+                t.external_data_offset,
+                where,
+            )
+        count *= int(d)
+    return count * size
+
+
+def _companion(
+    source: Any, external_data: Any, first: tuple[str, Tensor]
+) -> tuple[MappedFile | memoryview, str]:
+    """The companion file (mapped) or buffer, and its name for messages."""
+    path, t = first
+    where = f"{path}.external_data_offset"
+    if external_data is not None and not isinstance(external_data, (str, os.PathLike)):
+        return as_memoryview(external_data), "the external data buffer"
+    if isinstance(source, (str, os.PathLike)):
+        folder = Path(os.path.abspath(source)).parent
+        name = Path(external_data) if external_data is not None else None
+        target = folder / (name if name is not None else Path(source).name + ".data")
+        if not target.resolve().is_relative_to(folder.resolve()):
+            raise DecodeError(
+                f"the external data file {os.fspath(target)!r} resolves outside the model's "
+                f"folder {os.fspath(folder)!r}",
+                t.external_data_offset,
+                where,
+            )
+    elif external_data is None:
+        raise DecodeError(
+            f"tensor {t.name!r} is stored outside the model (external_data_offset "
+            f"{t.external_data_offset}); pass external_data= (a path or a buffer) to load it "
+            "from a buffer",
+            t.external_data_offset,
+            where,
+        )
+    else:
+        target = Path(external_data)
+    try:
+        return MappedFile(target), target.name
+    except OSError as exc:
+        raise DecodeError(
+            f"tensor {t.name!r} is stored at byte {t.external_data_offset} of the external data "
+            f"file {os.fspath(target)!r}, which cannot be read: {exc.strerror or exc}",
+            t.external_data_offset,
+            where,
+        ) from None
+
+
+def _attach_external(
+    model: OrtModel, source: Any, external_data: Any, copy: bool, threads: int | None
+) -> MappedFile | None:
+    """Point the external tensors' ``raw_data`` into the companion; the mapping to keep, if any."""
+    found = [
+        (path, t)
+        for path, t in tensor_paths(model)
+        if t.external_data_offset >= 0 and t.nbytes == 0
+    ]
+    if not found:
+        return None
+    companion, label = _companion(source, external_data, found[0])
+    buffer = companion.buffer if isinstance(companion, MappedFile) else companion
+    size = buffer.nbytes
+    try:
+        views = []
+        for path, t in found:
+            n = _external_nbytes(t, path)
+            off = t.external_data_offset
+            if off + n > size:
+                raise DecodeError(
+                    f"tensor {t.name!r}: its {n} bytes at byte {off} of {label} run past its "
+                    f"end ({size} bytes)",
+                    off,
+                    f"{path}.external_data_offset",
+                )
+            views.append((t, np.frombuffer(buffer, dtype=np.uint8, count=n, offset=off)))
+        if copy:
+            pairs = [(np.empty(v.shape[0], np.uint8), v) for _, v in views]
+            run_copies(pairs, threads=threads)
+            for (t, _), (owned, _) in zip(views, pairs, strict=True):
+                t.raw_data = owned
+            del pairs
+        else:
+            for t, v in views:
+                if v.flags.writeable:
+                    v.flags.writeable = False
+                t.raw_data = v
+        del views
+    except BaseException:
+        if isinstance(companion, MappedFile):
+            companion.close()
+        raise
+    if copy and isinstance(companion, MappedFile):
+        companion.close()
+        return None
+    return companion if isinstance(companion, MappedFile) else None
 
 
 def _check_version(reader: TableReader, root: int) -> None:
@@ -62,6 +237,7 @@ def load(
     copy: bool = False,
     threads: int | None = None,
     limits: Limits = DEFAULT_LIMITS,
+    external_data: str | os.PathLike[str] | Any = None,
 ) -> OrtModel:
     """Read an .ort model from a path (memory-mapped) or from a bytes-like object.
 
@@ -79,23 +255,36 @@ def load(
     the source before returning; payloads of 1 MiB or more are then copied
     by :func:`wireplan.core.execute.run_copies` with ``threads`` threads
     (``None``: by size and core count), byte-identical to a serial copy.
+
+    Tensors stored outside the file (``external_data_offset``) are read
+    from its companion: by default ``<file name>.data`` beside the file;
+    ``external_data`` names another file in the model's folder (relative
+    to it), or gives the companion's bytes (a bytes-like object; for a
+    model loaded from a buffer, a path or the bytes).  The companion is
+    mapped and those tensors view it (``copy=True``: copied with
+    ``threads`` threads, then unmapped).  A companion that is missing, too
+    short for a tensor, or outside the model's folder is a
+    :class:`~wireplan.DecodeError` with the tensor's offset in it.  Nothing
+    is opened for a file without external tensors.
     """
     if isinstance(source, (str, os.PathLike)):
         mapped = MappedFile(source)
         try:
             model = _decode(mapped.buffer, copy=copy, threads=threads, limits=limits)
+            companion = _attach_external(model, source, external_data, copy, threads)
         except BaseException:
             mapped.close()
             raise
         if copy:
             mapped.close()
         else:
-            model.source = mapped
+            model.source = mapped if companion is None else ModelFiles(mapped, companion)
         return model
     buffer = as_memoryview(source)
     model = _decode(buffer, copy=copy, threads=threads, limits=limits)
+    companion = _attach_external(model, None, external_data, copy, threads)
     if not copy:
-        model.source = source
+        model.source = source if companion is None else ModelFiles(source, companion)
     return model
 
 
@@ -108,13 +297,17 @@ def tensor_paths(model: OrtModel) -> Iterator[tuple[str, Tensor]]:
 
 
 def payload_offsets(model: OrtModel) -> list[tuple[str, str, int, int]]:
-    """``(path, tensor name, file offset, nbytes)`` of every non-empty ``raw_data``.
+    """``(path, tensor name, file offset, nbytes)`` of every non-empty ``raw_data`` in the file.
+
+    Tensors in the companion file are left out (:func:`external_offsets`).
 
     Only for a model loaded zero-copy and still open: the offset is where
     the payload's first byte lies in the file (the position of the
     vector's data, after its 4-byte length).
     """
     src = model.source
+    if isinstance(src, ModelFiles):
+        src = src.main
     if src is None:
         raise ValueError("payload offsets need a model loaded with copy=False and not closed")
     buffer = src.buffer if isinstance(src, MappedFile) else as_memoryview(src)
@@ -124,7 +317,7 @@ def payload_offsets(model: OrtModel) -> list[tuple[str, str, int, int]]:
     out: list[tuple[str, str, int, int]] = []
     for path, t in tensor_paths(model):
         n = t.nbytes
-        if n == 0:
+        if n == 0 or t.external_data_offset >= 0:
             continue
         addr = int(t.raw_data.ctypes.data)
         if not start <= addr < end:

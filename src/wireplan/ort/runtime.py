@@ -34,6 +34,7 @@ __all__ = [
     "ZERO_COPY_OPTIONS",
     "available",
     "contrib_op_signature",
+    "external_onnx",
     "has_kernel",
     "has_typed_kernel",
     "kernels_known",
@@ -124,9 +125,24 @@ def session(
     (``graph_optimization_level=...``, ``intra_op_num_threads=...``).
     ``providers`` defaults to the CPU provider.  onnxruntime errors become
     :class:`~wireplan.WireplanError`.
+
+    An .ort with external data (``save(..., external_data=True)``) cannot be
+    loaded by onnxruntime, whose inference loader has no reader for
+    ``Tensor.external_data_offset`` (only training checkpoints have one).
+    It is run through an equivalent .onnx instead (:func:`external_onnx`):
+    the same graph, the small initializers inline and the large ones as
+    ONNX external data pointing at their offsets in the same companion
+    file, which onnxruntime maps; no weight is copied or rewritten.  That
+    .onnx is a temporary file beside the model (the folder must be
+    writable), removed once the session exists.  Only an .ort that has a
+    companion file beside it is read here first.
     """
     import onnxruntime as ort
 
+    if os.fspath(path).lower().endswith(".ort") and os.path.isfile(os.fspath(path) + ".data"):
+        proto = external_onnx(path)
+        if proto is not None:
+            return _session_via_onnx(path, proto, providers, config, options)
     opts = ort.SessionOptions()
     entries: dict[str, str] = {}
     if zero_copy and os.fspath(path).lower().endswith(".ort"):
@@ -149,6 +165,44 @@ def session(
         )
     except Exception as exc:  # onnxruntime raises its own pybind exception types
         raise WireplanError(f"onnxruntime could not load {os.fspath(path)!r}: {exc}") from exc
+
+
+def external_onnx(path: str | os.PathLike[str]) -> Any:
+    """For an .ort with external data, the equivalent ``onnx.ModelProto`` (else ``None``).
+
+    Its large initializers are ONNX external data (``location`` = the
+    companion's file name, ``offset``, ``length``) at the offsets the .ort
+    gives, so an .onnx saved beside the .ort runs on the same data file.
+    """
+    from wireplan.ort.reader import external_offsets, load
+
+    with load(path) as om:
+        if not external_offsets(om):
+            return None
+        from wireplan.ort.onnx_bridge import to_onnx
+        from wireplan.ort.writer import companion_path
+
+        return to_onnx(om, companion=companion_path(path).name)
+
+
+def _session_via_onnx(
+    path: str | os.PathLike[str],
+    proto: Any,
+    providers: list[str] | None,
+    config: Mapping[str, str] | None,
+    options: Mapping[str, Any],
+) -> Any:
+    """A session for ``proto`` saved as a temporary .onnx beside the .ort at ``path``."""
+    import tempfile
+
+    folder, name = os.path.split(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".onnx", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(proto.SerializeToString())
+        return session(tmp, providers=providers, config=config, zero_copy=False, **options)
+    finally:
+        os.unlink(tmp)
 
 
 @functools.cache

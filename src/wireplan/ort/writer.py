@@ -18,24 +18,30 @@ The output is format version 6 (onnxruntime 1.16 on) or, with
 (:mod:`wireplan.ort.kernel_types`); what the asked version cannot hold is an
 :class:`~wireplan.EncodeError` before anything is written.
 FlatBuffers offsets are 32-bit: a model past 2 GiB is an
-:class:`~wireplan.EncodeError` (external data is a later feature).
+:class:`~wireplan.EncodeError` before anything is written, unless
+``external_data=True`` puts the large initializers in a companion file
+``<name>.ort.data`` (each at a multiple of ``alignment``; their ``Tensor``
+tables hold ``external_data_offset`` and no ``raw_data``).  Both files are
+planned once, filled by the executor and renamed into place together
+(:func:`wireplan.core.atomic.write_group`).
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import functools
-import mmap
 import os
-import sys
 from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
 from typing import Any
 
-from wireplan.core.atomic import write_sized
-from wireplan.core.execute import execute
+import numpy as np
+
+from wireplan.core.atomic import SizedFile, write_group, write_sized
+from wireplan.core.buffers import MappedFile
+from wireplan.core.execute import execute, execute_file, populate
 from wireplan.core.gcpause import gc_paused
-from wireplan.core.plan import Region, is_power_of_two
+from wireplan.core.plan import Plan, Region, is_power_of_two
 from wireplan.errors import EncodeError
 from wireplan.flatbuffers.builder import MAX_ALIGNMENT, Builder, BuildResult
 from wireplan.ort import casts, kernel_types
@@ -61,16 +67,20 @@ from wireplan.ort.schema import (
 )
 
 __all__ = [
+    "DEFAULT_SIZE_THRESHOLD",
     "FORMAT_VERSIONS",
     "ORT_VERSION",
     "as_ort_model",
     "check_format_version",
+    "companion_path",
     "convert_onnx_to_ort",
     "convert_ort_to_ort",
     "plan",
+    "plan_files",
     "save",
     "to_bytes",
     "unrepresentable",
+    "write_pair",
 ]
 
 #: The format version written by default (onnxruntime 1.16 and later write and read "6").
@@ -129,6 +139,25 @@ _DIM_VALUE = DIMENSION_VALUE_TYPE["VALUE"]
 
 #: Bytes copied between two progress reports.
 _PROGRESS_STEP = 64 << 20
+
+#: With ``external_data=True``, initializers of at least this many bytes go to the companion file.
+DEFAULT_SIZE_THRESHOLD = 1024
+
+_STRING = TENSOR_DATA_TYPE["STRING"]
+_NO_BYTES = np.zeros(0, np.uint8)
+_NO_BYTES.flags.writeable = False
+
+
+def companion_path(path: str | os.PathLike[str]) -> Path:
+    """The external data file of the .ort at ``path``: ``<file name>.data`` in the same folder."""
+    p = Path(path)
+    return p.with_name(p.name + ".data")
+
+
+def _check_threshold(size_threshold: int) -> int:
+    if not isinstance(size_threshold, int) or size_threshold < 0:
+        raise EncodeError(f"size_threshold must be a count of bytes >= 0, not {size_threshold!r}")
+    return size_threshold
 
 
 def _check_alignment(alignment: int) -> int:
@@ -196,7 +225,7 @@ def _tensor_problems(t: Tensor, path: str, format_version: int) -> Iterator[tupl
         if t.data_type > _MAX_DATA_TYPE[6]:
             why += "; onnxruntime refuses such a tensor in any .ort"
         yield f"{path}.data_type", why
-    if format_version == 5 and t.external_data_offset >= 0:
+    if format_version == 5 and t.external_data_offset >= 0 and t.nbytes == 0:
         why = (
             f"tensor {t.name!r}: format 5 has no external_data_offset field (onnxruntime "
             "added it later, for training checkpoints, without a version bump)"
@@ -241,10 +270,17 @@ def _refuse_unrepresentable(model: OrtModel, format_version: int) -> None:
         raise EncodeError(f"format {format_version} cannot hold this model: {why}{more}", path)
 
 
+_TOO_LARGE = (
+    "save with external_data=True (CLI --external-data) to put the large initializers in a "
+    "companion .data file"
+)
+
+
 @functools.cache
 def _builder(alignment: int) -> Builder:
     return Builder(
         ORT_SCHEMA,
+        too_large_hint=_TOO_LARGE,
         field_alignment={("Tensor", "raw_data"): alignment},
         omit_empty_strings=True,
         keep_empty=_KEEP_EMPTY,
@@ -351,6 +387,69 @@ def _typed_node_args(graph: Graph, known: dict[str, int]) -> list[ValueInfo]:
     return out
 
 
+def _reused_layout(
+    model: OrtModel, reuse: MappedFile, alignment: int
+) -> tuple[dict[int, Tensor], Plan]:
+    """Initializers that view ``reuse`` stay where they are in it (``reuse_data``)."""
+    subst: dict[int, Tensor] = {}
+    found: list[tuple[int, int, str, Tensor]] = []
+    for path, g in walk_graphs(model.graph):
+        for i, t in enumerate(g.initializers):
+            off = reuse.offset_of(t.raw_data) if t.nbytes else None
+            if off is None or id(t) in subst:
+                continue
+            if off % alignment:
+                raise EncodeError(
+                    f"tensor {t.name!r} lies at offset {off} of {reuse.path!r}, not a multiple "
+                    f"of the alignment {alignment}: that file cannot be reused (convert without "
+                    "reuse_data for a new aligned layout, or with a smaller alignment)",
+                    f"{path}.initializers[{i}]",
+                )
+            subst[id(t)] = dataclasses.replace(t, raw_data=_NO_BYTES, external_data_offset=off)
+            found.append((off, t.nbytes, t.name, t))
+    data = Plan()
+    last: tuple[int, int] | None = None
+    for off, n, name, t in sorted(found, key=lambda f: (f[0], f[1])):
+        if (off, n) != last:
+            data.place(off, n, alignment=alignment, source=t.raw_data, name=name)
+            last = (off, n)
+    data.reserve(reuse.size)
+    return subst, data
+
+
+def _tensor_layout(
+    model: OrtModel, external: bool, threshold: int, alignment: int
+) -> tuple[dict[int, Tensor], Plan]:
+    """Substitute tables for tensors whose data moves, and the plan of the companion file.
+
+    With ``external``, every initializer (any graph) of a numeric type with
+    ``threshold`` or more bytes goes to the companion file at the next
+    multiple of ``alignment``, in walk order, a tensor object used twice
+    once; its table gets ``external_data_offset`` and no ``raw_data``.
+    Every other tensor that holds its bytes is written inline and loses an
+    ``external_data_offset`` it was read with.
+    """
+    subst: dict[int, Tensor] = {}
+    data = Plan()
+    if external:
+        for _, g in walk_graphs(model.graph):
+            for t in g.initializers:
+                n = t.nbytes
+                if id(t) in subst or t.data_type == _STRING or n == 0 or n < threshold:
+                    continue
+                raw = t.raw_data
+                dtype = None if raw.dtype.itemsize == 1 else raw.dtype.newbyteorder("<")
+                length = raw.size * raw.dtype.itemsize
+                r = data.add(length, alignment=alignment, source=raw, dtype=dtype, name=t.name)
+                subst[id(t)] = dataclasses.replace(
+                    t, raw_data=_NO_BYTES, external_data_offset=r.offset
+                )
+    for _, t in walk_tensors(model.graph):
+        if id(t) not in subst and t.external_data_offset >= 0 and t.nbytes:
+            subst[id(t)] = dataclasses.replace(t, external_data_offset=-1)
+    return subst, data
+
+
 def plan(
     model: OrtModel,
     *,
@@ -369,8 +468,35 @@ def plan(
     version cannot hold (:func:`unrepresentable`) is an
     :class:`~wireplan.EncodeError` naming the first offending path.
     """
+    return plan_files(
+        model, alignment=alignment, float16_casts=float16_casts, format_version=format_version
+    )[0]
+
+
+def plan_files(
+    model: OrtModel,
+    *,
+    alignment: int = 64,
+    float16_casts: bool | None = None,
+    format_version: int = 6,
+    external_data: bool = False,
+    size_threshold: int = DEFAULT_SIZE_THRESHOLD,
+    reuse: MappedFile | None = None,
+) -> tuple[BuildResult, Plan]:
+    """:func:`plan`, and the plan of the external data file (empty without ``external_data``).
+
+    ``reuse``: the tensors that view this mapped file keep their offsets in it
+    (``save(reuse_data=True)``).
+    """
     _check_alignment(alignment)
+    _check_threshold(size_threshold)
     format_version = check_format_version(format_version)
+    if external_data and format_version == 5:
+        raise EncodeError(
+            "format 5 has no Tensor.external_data_offset (onnxruntime added it later, without a "
+            "version bump): external_data=True needs format_version=6",
+            "$.ort_version",
+        )
     _refuse_unrepresentable(model, format_version)
     if casts.wanted(float16_casts):
         model = casts.insert_casts(model)
@@ -394,8 +520,14 @@ def plan(
         "model": md,
         "kernel_type_str_resolver": resolver,
     }
+    if reuse is not None:
+        moved, data = _reused_layout(model, reuse, alignment)
+        tensors = _tensor_layout(model, False, size_threshold, alignment)[0] | moved
+    else:
+        tensors, data = _tensor_layout(model, external_data, size_threshold, alignment)
+    fixes.update(tensors)
     with gc_paused():  # tens of thousands of small tables for a many-nodes model
-        return _builder(alignment).build(root, substitutes=fixes)
+        return _builder(alignment).build(root, substitutes=fixes), data
 
 
 def as_ort_model(model: Any) -> tuple[OrtModel, bool]:
@@ -420,26 +552,22 @@ def as_ort_model(model: Any) -> tuple[OrtModel, bool]:
     return from_onnx(model, signature=kernel_types.signature, expand=needs_expansion), True
 
 
-# madvise(MADV_POPULATE_WRITE) (Linux 5.14+): fault in a fresh file mapping in one call
-# instead of one page fault per 4 KiB page as the copies first touch it (2-3x faster).
-_MADV_POPULATE_WRITE = getattr(mmap, "MADV_POPULATE_WRITE", 23)
-
-
-def _populate(dest: Any) -> None:
-    if isinstance(dest, mmap.mmap) and sys.platform == "linux":
-        with contextlib.suppress(OSError, ValueError):
-            dest.madvise(_MADV_POPULATE_WRITE)
-
-
-def _fill(result: BuildResult, dest: Any, threads: int | None, progress: Progress | None) -> None:
-    _populate(dest)
+def _fill(
+    result: BuildResult,
+    dest: Any,
+    threads: int | None,
+    progress: Progress | None,
+    base: int = 0,
+    grand_total: int | None = None,
+) -> None:
+    populate(dest)
     regions = result.plan.regions
-    total = sum(r.length for r in regions)
     if progress is None:
         execute(regions, dest, threads=threads)
         return
-    done = 0
-    progress(0, total)
+    total = sum(r.length for r in regions) if grand_total is None else grand_total
+    done = base
+    progress(done, total)
     batch: list[Region] = []
     size = 0
     for r in regions:
@@ -466,6 +594,9 @@ def save(
     durable: bool = True,
     float16_casts: bool | None = None,
     format_version: int = 6,
+    external_data: bool = False,
+    size_threshold: int = DEFAULT_SIZE_THRESHOLD,
+    reuse_data: bool = False,
 ) -> None:
     """Write ``model`` as an .ort file at ``path``, atomically.
 
@@ -482,6 +613,21 @@ def save(
     against a failed or killed process, not against power loss (see
     :mod:`wireplan.core.atomic`); the bytes are the same.
 
+    ``external_data=True``: every initializer of ``size_threshold`` bytes or
+    more (strings never) goes to :func:`companion_path` (``<name>.ort.data``
+    in the same folder) at a multiple of ``alignment``, and its ``Tensor``
+    table holds ``external_data_offset`` instead of ``raw_data``; the rest
+    stays inline.  For models past 2 GiB.  onnxruntime cannot run such a
+    file itself: :func:`wireplan.ort.runtime.session` runs it through an
+    .onnx that points into the same data file.  The companion is filled a
+    window at a time (:func:`wireplan.core.execute.execute_file`), so memory
+    stays bounded, and both files are renamed into place together, the
+    .data first (:func:`wireplan.core.atomic.write_group`).  ``reuse_data``
+    (``model`` an .onnx path whose external data is one file, each tensor
+    at a multiple of ``alignment``): the .ort points at the tensors where
+    they are, and the companion is a hard link to that file (a copy across
+    file systems) instead of a new layout; see :func:`convert_onnx_to_ort`.
+
     ``float16_casts`` wraps float16 nodes that have no float16 CPU kernel
     in Casts to and from float32, as onnxruntime does when it loads an
     .onnx but not an .ort (:mod:`wireplan.ort.casts`), so the .ort runs
@@ -492,25 +638,108 @@ def save(
 
     ``format_version``: 6 (the default; onnxruntime 1.16 and later) or 5
     (onnxruntime 1.13 to 1.15).  Format 5 has no float8 data types and no
-    ``Tensor.external_data_offset``: a model using them is an
-    ``EncodeError`` naming the tensor or value (see :func:`unrepresentable`).
+    ``Tensor.external_data_offset``: a model using them, or
+    ``external_data=True``, is an ``EncodeError`` naming the tensor or value
+    (see :func:`unrepresentable`).
     """
     _check_threads(threads)
     check_format_version(format_version)
+    if reuse_data and not external_data:
+        raise EncodeError("reuse_data=True needs external_data=True")
     om, owned = as_ort_model(model)
     try:
-        result = plan(
-            om, alignment=alignment, float16_casts=float16_casts, format_version=format_version
+        reused = _reusable_data(om) if reuse_data else None
+        result, data = plan_files(
+            om,
+            alignment=alignment,
+            float16_casts=float16_casts,
+            format_version=format_version,
+            external_data=external_data,
+            size_threshold=size_threshold,
+            reuse=reused,
         )
-        write_sized(
+        if not external_data:
+            write_sized(
+                path,
+                result.size,
+                lambda buf: _fill(result, buf, threads, progress),
+                durable=durable,
+            )
+            return
+        write_pair(
+            result,
+            data,
             path,
-            result.size,
-            lambda buf: _fill(result, buf, threads, progress),
+            threads=threads,
+            progress=progress,
             durable=durable,
+            link_from=None if reused is None else reused.path,
         )
     finally:
         if owned:
             om.close()
+
+
+def _reusable_data(om: OrtModel) -> MappedFile:
+    """The one external data file of a model read from an .onnx (``reuse_data``)."""
+    files = getattr(om.source, "external_files", None)
+    found = files() if files is not None else {}
+    if len(found) != 1:
+        raise EncodeError(
+            "reuse_data=True needs an .onnx source whose external data is one file "
+            f"(this one has {len(found)})"
+        )
+    mapped: MappedFile = next(iter(found.values()))
+    return mapped
+
+
+def write_pair(
+    result: BuildResult,
+    data: Plan,
+    path: str | os.PathLike[str],
+    *,
+    threads: int | None = None,
+    progress: Progress | None = None,
+    durable: bool = True,
+    link_from: str | None = None,
+) -> None:
+    """Write a planned .ort at ``path`` and its companion (``data``), all or neither.
+
+    ``link_from``: an existing file that already holds the companion's bytes
+    at the planned offsets; the companion becomes a hard link to it (a copy
+    when linking fails), or is left alone when it is that file.
+    """
+    meta_total = sum(r.length for r in result.plan.regions)
+    data_total = sum(r.length for r in data.regions)
+    total = meta_total + data_total
+    done = 0
+
+    def advance(n: int) -> None:
+        nonlocal done
+        done += n
+        if progress is not None:
+            progress(done, total)
+
+    def fill_data(fd: int) -> None:
+        if progress is not None:
+            progress(0, total)
+        execute_file(data, fd, threads=threads, progress=advance)
+
+    target = companion_path(path)
+    files = [SizedFile(target, data.size, fill_data, mapped=False, link_from=link_from)]
+    if link_from is not None and target.exists() and os.path.samefile(link_from, target):
+        files = []
+    write_group(
+        [
+            *files,
+            SizedFile(
+                path,
+                result.size,
+                lambda buf: _fill(result, buf, threads, progress, data_total, total),
+            ),
+        ],
+        durable=durable,
+    )
 
 
 def to_bytes(
@@ -520,10 +749,24 @@ def to_bytes(
     threads: int | None = None,
     float16_casts: bool | None = None,
     format_version: int = 6,
+    external_data: bool = False,
+    size_threshold: int = DEFAULT_SIZE_THRESHOLD,
 ) -> bytearray:
-    """The .ort file for ``model`` in memory (a ``bytearray``); see :func:`save`."""
+    """The .ort file for ``model`` in memory (a ``bytearray``); see :func:`save`.
+
+    ``external_data=True`` is an :class:`~wireplan.EncodeError`: the
+    weights would go to a second file named after the .ort's path, which a
+    buffer does not have (use :func:`save`).  ``size_threshold`` is checked
+    only.
+    """
     _check_threads(threads)
     check_format_version(format_version)
+    _check_threshold(size_threshold)
+    if external_data:
+        raise EncodeError(
+            "to_bytes cannot write external data: the weights go to a companion file "
+            "named after the .ort path (save(model, path, external_data=True))"
+        )
     om, owned = as_ort_model(model)
     try:
         result = plan(
@@ -547,12 +790,22 @@ def convert_onnx_to_ort(
     durable: bool = True,
     float16_casts: bool | None = None,
     format_version: int = 6,
+    external_data: bool = False,
+    size_threshold: int = DEFAULT_SIZE_THRESHOLD,
+    reuse_data: bool = False,
 ) -> None:
     """Convert the .onnx file ``src`` (inline or external data) to the .ort file ``dst``.
 
     Options as in :func:`save` (``durable=False``: no fsync; ``float16_casts``:
     Casts around float16 nodes without a float16 CPU kernel; ``format_version``:
-    6 or 5; see there).
+    6 or 5; ``external_data``, ``size_threshold``: large initializers in
+    ``<dst>.data``).  ``reuse_data=True`` (with ``external_data``): when the
+    .onnx keeps its external tensors in one file, each at a multiple of
+    ``alignment``, the .ort points at them where they are and
+    ``<dst>.data`` becomes a hard link to that file (a copy when linking
+    fails), so no weight is rewritten; tensors inline in the .onnx stay
+    inline.  Otherwise an :class:`~wireplan.EncodeError` says which tensor
+    is in the way (convert without ``reuse_data`` to get a new layout).
     """
     save(
         os.fspath(src),
@@ -563,6 +816,9 @@ def convert_onnx_to_ort(
         durable=durable,
         float16_casts=float16_casts,
         format_version=format_version,
+        external_data=external_data,
+        size_threshold=size_threshold,
+        reuse_data=reuse_data,
     )
 
 
@@ -621,6 +877,8 @@ def convert_ort_to_ort(
     progress: Progress | None = None,
     durable: bool = True,
     float16_casts: bool | None = False,
+    external_data: bool = False,
+    size_threshold: int = DEFAULT_SIZE_THRESHOLD,
 ) -> None:
     """Re-write the .ort file ``src`` as format ``format_version`` (6 or 5) at ``dst``.
 
@@ -637,7 +895,8 @@ def convert_ort_to_ort(
     no schema source knows, and saved runtime optimizations (recorded with
     kernel-def hashes only), are refused.  ``float16_casts`` is off by
     default: the source already holds the graph as its runtime executes it.
-    Other options as in :func:`save`.
+    A source with external data reads its companion file; ``external_data``
+    decides whether ``dst`` has one.  Other options as in :func:`save`.
     """
     from wireplan.ort.reader import load
 
@@ -658,4 +917,6 @@ def convert_ort_to_ort(
             durable=durable,
             float16_casts=float16_casts,
             format_version=format_version,
+            external_data=external_data,
+            size_threshold=size_threshold,
         )
