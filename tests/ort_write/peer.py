@@ -23,7 +23,9 @@ __all__ = [
     "EXPORTS_SCHEMAS",
     "FORMAT_VERSION",
     "RELEASE",
+    "external_data_offset",
     "for_release",
+    "root_of",
     "run",
 ]
 
@@ -67,3 +69,37 @@ def run(src: bytes | Path, feeds: dict[str, Any]) -> list[Any]:
     data = src if isinstance(src, bytes) else str(src)
     s = ort.InferenceSession(data, opts, providers=["CPUExecutionProvider"])
     return list(s.run(None, feeds))
+
+
+_FBS = Path(ort.__file__).parent / "tools" / "ort_format_model"
+
+
+def root_of(buf: bytes) -> Any:
+    """The ``InferenceSession`` of an .ort buffer, read with onnxruntime's own generated classes."""
+    import sys
+
+    if str(_FBS) not in sys.path:
+        sys.path.insert(0, str(_FBS))
+    from ort_flatbuffers_py.fbs import InferenceSession
+
+    cls = InferenceSession.InferenceSession
+    # The readers flatc generated for onnxruntime 1.15 name the root accessor after the table.
+    return getattr(cls, "GetRootAs", getattr(cls, "GetRootAsInferenceSession", None))(buf, 0)
+
+
+# vtable offset of Tensor.external_data_offset (field 6), for classes generated before it.
+_EXTERNAL_SLOT = 16
+
+
+def external_data_offset(t: Any) -> int:
+    """``Tensor.ExternalDataOffset()`` of onnxruntime's generated ``Tensor`` class.
+
+    onnxruntime 1.15's classes predate the field (it has 6); there its slot is read
+    with the same table accessor the generated methods use.
+    """
+    if hasattr(t, "ExternalDataOffset"):
+        return int(t.ExternalDataOffset())
+    import numpy as np
+
+    o = t._tab.Offset(_EXTERNAL_SLOT)
+    return int(t._tab.Get(np.int64, o + t._tab.Pos)) if o else -1

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,7 @@ import numpy as np
 import onnxruntime as ort
 import pytest
 
-from ort_write import big
+from ort_write import big, peer
 from wireplan import EncodeError
 from wireplan.core.buffers import MappedFile
 from wireplan.ort import load, writer
@@ -26,17 +25,7 @@ from wireplan.ort.onnx_bridge import convert_ort_to_onnx, from_onnx
 from wireplan.ort.reader import external_offsets
 from wireplan.ort.runtime import session
 
-_FBS = Path(ort.__file__).parent / "tools" / "ort_format_model"
-sys.path.insert(0, str(_FBS))
-from ort_flatbuffers_py.fbs import InferenceSession  # noqa: E402
-
 pytestmark = pytest.mark.big
-
-_root_as = getattr(
-    InferenceSession.InferenceSession,
-    "GetRootAs",
-    getattr(InferenceSession.InferenceSession, "GetRootAsInferenceSession", None),
-)
 
 
 @pytest.fixture(scope="module")
@@ -72,14 +61,14 @@ def test_a_24_gb_model_converts_runs_and_comes_back(folder: Path) -> None:
     assert dst.stat().st_size < 1 << 20
 
     # The layout, read with onnxruntime's own generated classes.
-    g = _root_as(dst.read_bytes(), 0).Model().Graph()
+    g = peer.root_of(dst.read_bytes()).Model().Graph()
     with from_onnx(src) as source, MappedFile(folder / "big.ort.data") as data:
         want = {t.name: t.raw_data for t in source.graph.initializers}
         out = np.frombuffer(data.buffer, np.uint8)
         assert g.InitializersLength() == big.TENSORS
         for i in range(g.InitializersLength()):
             t = g.Initializers(i)
-            off = t.ExternalDataOffset()
+            off = peer.external_data_offset(t)
             assert t.RawDataLength() == 0
             assert off % 4096 == 0
             assert big.same_bytes(out[off : off + nbytes], want[t.Name().decode()])

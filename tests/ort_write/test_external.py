@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -13,8 +12,9 @@ import onnx
 import onnxruntime as ort
 import pytest
 
-from ort_write import models
+from ort_write import models, peer
 from wireplan import DecodeError, EncodeError, cli
+from wireplan.core.buffers import MappedFile, file_range
 from wireplan.core.execute import execute, execute_file
 from wireplan.core.plan import Plan
 from wireplan.ort import load, writer
@@ -22,34 +22,17 @@ from wireplan.ort.onnx_bridge import convert_ort_to_onnx, from_onnx, to_onnx
 from wireplan.ort.reader import external_offsets, payload_offsets, tensor_paths
 from wireplan.ort.runtime import session
 
-_FBS = Path(ort.__file__).parent / "tools" / "ort_format_model"
-sys.path.insert(0, str(_FBS))
-from ort_flatbuffers_py.fbs import InferenceSession  # noqa: E402
-
-_root_as = getattr(
-    InferenceSession.InferenceSession,
-    "GetRootAs",
-    getattr(InferenceSession.InferenceSession, "GetRootAsInferenceSession", None),
-)
-_EXTERNAL_SLOT = 16  # vtable offset of Tensor.external_data_offset (field 6)
-
 
 def oracle_tensors(buf: bytes) -> dict[str, tuple[int, int]]:
     """``name -> (external_data_offset, raw_data length)`` of the main graph's initializers.
 
-    Read with onnxruntime's own generated classes (``Tensor.ExternalDataOffset``;
-    onnxruntime 1.15's classes predate that field, so its slot is read directly there).
+    Read with onnxruntime's own generated classes (``Tensor.ExternalDataOffset``).
     """
-    g = _root_as(buf, 0).Model().Graph()
+    g = peer.root_of(buf).Model().Graph()
     out = {}
     for i in range(g.InitializersLength()):
         t = g.Initializers(i)
-        if hasattr(t, "ExternalDataOffset"):
-            off = t.ExternalDataOffset()
-        else:
-            o = t._tab.Offset(_EXTERNAL_SLOT)
-            off = t._tab.Get(np.int64, o + t._tab.Pos) if o else -1
-        out[t.Name().decode()] = (int(off), t.RawDataLength())
+        out[t.Name().decode()] = (peer.external_data_offset(t), t.RawDataLength())
     return out
 
 
@@ -157,6 +140,45 @@ def test_windowed_executor_matches_execute(tmp_path: Path) -> None:
         finally:
             os.close(fd)
         assert path.read_bytes() == expected, (window, threads)
+
+
+def test_file_to_file_copies_match_execute(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sources that view a mapped file go file to file (copy_file_range): the same bytes."""
+    real = os.copy_file_range
+    kernel: list[int] = []
+
+    def spy(*args: Any) -> int:
+        kernel.append(args[2])
+        return real(*args)
+
+    monkeypatch.setattr(os, "copy_file_range", spy)
+    rng = np.random.default_rng(4)
+    raw = rng.integers(0, 256, 1_000_003, dtype=np.uint8)
+    (tmp_path / "src.bin").write_bytes(raw.tobytes())
+    with MappedFile(tmp_path / "src.bin") as mf:
+        whole = np.frombuffer(mf.buffer, np.uint8)
+        assert file_range(whole[5:]) is not None
+        assert file_range(whole[5:].view(np.uint8)[::2]) is None  # not contiguous
+        assert file_range(raw) is None  # not a mapping
+        plan = Plan()
+        plan.add(700_000, alignment=4096, source=whole[3:700_003])
+        plan.add(1000, alignment=64, source=raw[:1000])  # owned: through a mapping
+        plan.add(250_000, alignment=4096, source=whole[:250_000].view("<f4"), dtype=">f4")
+        plan.add(99, alignment=16, source=whole[-99:])
+        expected = bytearray(plan.size)
+        execute(plan, expected)
+        for window, threads in [(1 << 16, 1), (1 << 16, 2), (1 << 30, None)]:
+            path = tmp_path / f"k{window}-{threads}.bin"
+            with open(path, "wb") as f:
+                f.truncate(plan.size)
+            fd = os.open(path, os.O_RDWR)
+            try:
+                execute_file(plan, fd, threads=threads, window_bytes=window)
+            finally:
+                os.close(fd)
+            assert path.read_bytes() == expected, (window, threads)
+        del whole
+    assert sum(kernel) >= 3 * (700_000 + 99)
 
 
 def test_to_bytes_refuses_external_data() -> None:

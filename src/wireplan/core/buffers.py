@@ -12,13 +12,14 @@ from __future__ import annotations
 import contextlib
 import mmap
 import os
+import weakref
 from typing import Any
 
 import numpy as np
 
 from wireplan.core.closing import Closing
 
-__all__ = ["MappedFile", "as_memoryview", "drop_pages", "view"]
+__all__ = ["MappedFile", "as_memoryview", "drop_pages", "file_range", "view"]
 
 
 def as_memoryview(data: Any) -> memoryview:
@@ -67,6 +68,28 @@ def _mapping_of(arr: np.ndarray[Any, Any]) -> tuple[mmap.mmap, int] | None:
     return mm, offset
 
 
+# Open MappedFiles by the id of their mapping, for file_range.
+_OPEN: weakref.WeakValueDictionary[int, MappedFile] = weakref.WeakValueDictionary()
+
+
+def file_range(arr: np.ndarray[Any, Any]) -> tuple[int, int] | None:
+    """``(fd, offset)`` when ``arr`` is a contiguous byte view into an open :class:`MappedFile`.
+
+    The descriptor is the one the mapping was made from (held open by the
+    MappedFile), so the kernel can copy those bytes file to file
+    (``os.copy_file_range``) without mapping them; ``None`` otherwise.
+    """
+    if arr.dtype.itemsize != 1 or not arr.flags.c_contiguous:
+        return None
+    found = _mapping_of(arr)
+    if found is None:
+        return None
+    mf = _OPEN.get(id(found[0]))
+    if mf is None or mf._mm is not found[0] or mf._fd < 0:
+        return None
+    return mf._fd, found[1]
+
+
 def drop_pages(arr: np.ndarray[Any, Any]) -> None:
     """Unmap the resident pages of ``arr`` when it views a read-only file mapping.
 
@@ -96,15 +119,19 @@ class MappedFile(Closing):
     empty buffer (``mmap`` cannot map zero bytes).
     """
 
-    __slots__ = ("_mm", "buffer", "path", "size")
+    __slots__ = ("__weakref__", "_fd", "_mm", "buffer", "path", "size")
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = os.fspath(path)
+        self._fd = -1
         with open(self.path, "rb") as f:
             self.size = os.fstat(f.fileno()).st_size
             self._mm: mmap.mmap | None = (
                 mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if self.size else None
             )
+            if self._mm is not None:
+                self._fd = os.dup(f.fileno())
+                _OPEN[id(self._mm)] = self
         self.buffer: memoryview = memoryview(self._mm) if self._mm is not None else memoryview(b"")
 
     @property
@@ -123,6 +150,9 @@ class MappedFile(Closing):
     def close(self) -> None:
         """Release the mapping.  Arrays still viewing it keep it alive until they go."""
         mm, self._mm = self._mm, None
+        fd, self._fd = self._fd, -1
+        if fd >= 0:
+            os.close(fd)
         # With views still exported, the mapping is unmapped when the last
         # of them is collected; their memory stays valid meanwhile.
         with contextlib.suppress(BufferError):
@@ -130,6 +160,12 @@ class MappedFile(Closing):
         if mm is not None:
             with contextlib.suppress(BufferError):
                 mm.close()
+
+    def __del__(self) -> None:
+        if getattr(self, "_fd", -1) >= 0:
+            with contextlib.suppress(OSError):
+                os.close(self._fd)
+            self._fd = -1
 
     def __repr__(self) -> str:
         state = "closed" if self.closed else f"{self.size} bytes"

@@ -211,6 +211,66 @@ def _pieces(region: Region, limit: int) -> list[_Piece]:
     return [(region.offset + i * row, src[i : i + step], dtype) for i in range(0, n, step)]
 
 
+def _copy_range(src_fd: int, src_off: int, fd: int, dst_off: int, n: int) -> None:
+    while n > 0:
+        done = os.copy_file_range(src_fd, fd, n, src_off, dst_off)
+        if done <= 0:
+            raise OSError(f"copy_file_range copied nothing at byte {src_off}")
+        src_off += done
+        dst_off += done
+        n -= done
+
+
+def _kernel_copy(
+    region: Region,
+    fd: int,
+    threads: int | None,
+    piece_bytes: int,
+    progress: Callable[[int], None] | None,
+) -> bool:
+    """Copy ``region`` file to file when its source is a view of an open MappedFile."""
+    from wireplan.core.buffers import file_range
+
+    src = region.source
+    if (
+        not isinstance(src, np.ndarray)
+        or (region.dtype is not None and region.dtype != src.dtype)
+        or not hasattr(os, "copy_file_range")
+    ):
+        return False
+    found = file_range(src)
+    if found is None or src.nbytes != region.length:
+        return False
+    src_fd, src_off = found
+    n = region.length
+    parts = [(i, min(piece_bytes, n - i)) for i in range(0, n, piece_bytes)]
+    try:
+        _copy_range(src_fd, src_off, fd, region.offset, parts[0][1])
+    except OSError:
+        return False  # not supported between these files: copy through mappings
+    if progress is not None:
+        progress(parts[0][1])
+    rest = parts[1:]
+
+    def one(part: tuple[int, int]) -> int:
+        i, k = part
+        _copy_range(src_fd, src_off + i, fd, region.offset + i, k)
+        return k
+
+    workers = resolve_threads(threads, n)
+    if workers == 1 or len(rest) < 2:
+        for part in rest:
+            k = one(part)
+            if progress is not None:
+                progress(k)
+        return True
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="wireplan-copy") as pool:
+        for k in pool.map(one, rest):
+            if progress is not None:
+                progress(k)
+    return True
+
+
 def execute_file(
     plan: Plan | Sequence[Region],
     fd: int,
@@ -222,21 +282,37 @@ def execute_file(
 ) -> None:
     """Fill the open file ``fd`` (already at its final size) from a plan, a window at a time.
 
-    The same copies as :func:`execute`, into mappings of about
-    ``window_bytes`` of the file, each unmapped before the next: the resident
-    memory stays near one window whatever the size of the file, and sources
-    that view a read-only file mapping have their pages released once copied
-    (:func:`wireplan.core.buffers.drop_pages`).  The bytes written are those
-    :func:`execute` writes, serial or threaded.  ``progress(bytes)`` is
-    called after each window with the bytes it copied.
+    The bytes :func:`execute` would write, serial or threaded, with memory
+    that does not grow with the file:
+
+    - a region whose source is a byte view into an open
+      :class:`~wireplan.core.buffers.MappedFile` (an .onnx's external data,
+      an .ort's companion) is copied file to file by the kernel
+      (``os.copy_file_range``, in pieces of ``window_bytes`` on ``threads``
+      threads), never mapped; where the kernel refuses, it goes the next way;
+    - every other region is copied by ``numpy.copyto`` into mappings of
+      about ``window_bytes`` of the file, each unmapped before the next, and
+      sources that view a read-only file mapping have their pages released
+      once copied (:func:`wireplan.core.buffers.drop_pages`).
+
+    ``progress(bytes)`` is called after each piece or window with the bytes
+    it copied.
     """
     from wireplan.core.buffers import drop_pages
 
     regions = plan.regions if isinstance(plan, Plan) else plan
     pieces: list[_Piece] = []
+    mapped: list[Region] = []
     for r in regions:
-        if r.source is not None and r.length:
-            pieces.extend(_pieces(r, window_bytes))
+        # A kernel copy happens inside the test; what it refuses goes through mappings.
+        if (
+            r.source is not None
+            and r.length
+            and not _kernel_copy(r, fd, threads, window_bytes, progress)
+        ):
+            mapped.append(r)
+    for r in mapped:
+        pieces.extend(_pieces(r, window_bytes))
     gran = mmap.ALLOCATIONGRANULARITY
     i = 0
     while i < len(pieces):

@@ -36,12 +36,14 @@ def convert(src: str | os.PathLike[str], dst: str | os.PathLike[str], **options:
     """Convert ``src`` to ``dst``, the direction chosen by the suffixes.
 
     ``.ort -> .onnx``: :func:`wireplan.ort.onnx_bridge.convert_ort_to_onnx`
-    (option ``external_data=False``).  ``.onnx -> .ort``:
+    (option ``external_data=False``; an .ort with external data links its
+    companion).  ``.onnx -> .ort``:
     :func:`wireplan.ort.writer.convert_onnx_to_ort` (options ``alignment``,
-    ``threads``, ``progress``, ``float16_casts``, ``format_version`` 6 or 5).
+    ``threads``, ``progress``, ``float16_casts``, ``format_version`` 6 or 5,
+    ``external_data``, ``size_threshold``, ``reuse_data``).
     ``.ort -> .ort``: :func:`wireplan.ort.writer.convert_ort_to_ort` re-writes
     a model for another onnxruntime release (``format_version``; formats 1 to 4
-    are read and upgraded; no onnxruntime needed).  All write atomically and take
+    are read and upgraded; no onnxruntime needed; ``external_data``).  All write atomically and take
     ``durable=True``; ``durable=False`` skips the fsyncs (still atomic
     against a failed or killed process, not against power loss; see
     :mod:`wireplan.core.atomic`).
