@@ -12,7 +12,9 @@ folder under ``--dir``, removed afterwards.
    4096, ``durable=False``), threads auto and 1, each in a fresh interpreter
    (``tests/ort_write/big.convert_in_subprocess``: the time of the
    ``convert_onnx_to_ort`` call, and the process's peak RSS from
-   ``resource.getrusage``), next to the floor: ``shutil.copyfile`` of the
+   ``resource.getrusage``; onnx and onnxruntime imported before the clock
+   starts, and once more with their import inside the call, as the first
+   call of a process pays), next to the floor: ``shutil.copyfile`` of the
    same 2.4 GB data file into a new file (sendfile; no fsync either side).
    Rounds: every case once per round, the order rotated, old outputs
    removed and ``os.sync()`` before each run (untimed), so no case pays for
@@ -72,8 +74,8 @@ def convert_rounds(folder: Path, src: Path, repeat: int) -> list[str]:
     data = folder / "big.onnx.data"
     dst = folder / "out.ort"
     outputs = (dst, folder / "out.ort.data", folder / "copy.bin")
-    times: dict[str, list[float]] = {"auto": [], "1": [], "copy": []}
-    rss: dict[str, list[int]] = {"auto": [], "1": []}
+    times: dict[str, list[float]] = {"auto": [], "1": [], "cold": [], "copy": []}
+    rss: dict[str, list[int]] = {"auto": [], "1": [], "cold": []}
 
     def copy() -> None:
         t = time.perf_counter()
@@ -82,15 +84,15 @@ def convert_rounds(folder: Path, src: Path, repeat: int) -> list[str]:
 
     def convert(threads: int | None, key: str) -> Callable[[], None]:
         def run() -> None:
-            peak, dt = big.convert_in_subprocess(src, dst, threads)
+            peak, dt = big.convert_in_subprocess(src, dst, threads, warm=key != "cold")
             times[key].append(dt)
             rss[key].append(peak)
 
         return run
 
-    cases = [convert(None, "auto"), convert(1, "1"), copy]
+    cases = [convert(None, "auto"), convert(1, "1"), convert(None, "cold"), copy]
     for r in range(repeat):
-        for case in cases[r % 3 :] + cases[: r % 3]:
+        for case in cases[r % 4 :] + cases[: r % 4]:
             _clean(*outputs)
             case()
     _clean(*outputs)
@@ -99,7 +101,11 @@ def convert_rounds(folder: Path, src: Path, repeat: int) -> list[str]:
         "| case | time | / floor | peak RSS |",
         "|---|---|---:|---:|",
     ]
-    for key, label in (("auto", "threads auto (2)"), ("1", "threads=1")):
+    for key, label in (
+        ("auto", "threads auto (2)"),
+        ("1", "threads=1"),
+        ("cold", "threads auto, first call (imports onnx and onnxruntime)"),
+    ):
         rows.append(
             f"| wireplan `convert_onnx_to_ort(external_data=True, alignment=4096)`, {label} "
             f"| {_ms(times[key])} | {statistics.median(times[key]) / floor:.2f} "
