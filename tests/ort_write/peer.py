@@ -99,7 +99,7 @@ def external_data_offset(t: Any) -> int:
     """
     if hasattr(t, "ExternalDataOffset"):
         return int(t.ExternalDataOffset())
-    import numpy as np
+    from flatbuffers.number_types import Int64Flags
 
     o = t._tab.Offset(_EXTERNAL_SLOT)
-    return int(t._tab.Get(np.int64, o + t._tab.Pos)) if o else -1
+    return int(t._tab.Get(Int64Flags, o + t._tab.Pos)) if o else -1
