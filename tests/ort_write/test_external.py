@@ -369,11 +369,10 @@ def test_session_runs_through_an_onnx_over_the_same_data(ext: Path) -> None:
     assert sorted(os.listdir(ext.parent)) == before  # the temporary .onnx is gone
     want = run_onnx(model, feeds)
     assert all(np.array_equal(a, b) for a, b in zip(got, want, strict=True))
-    # onnxruntime itself cannot load it: that is why the detour exists (1.15 loads no format 6).
-    with pytest.raises(Exception) as info:
+    # onnxruntime itself cannot load it: that is why the detour exists (the message differs
+    # from release to release; 1.15 loads no format 6 at all).
+    with pytest.raises(Exception, match="ONNXRuntimeError"):
         ort.InferenceSession(str(ext), providers=["CPUExecutionProvider"])
-    if peer.FORMAT_VERSION == 6:
-        assert re.search(r"external data|raw data size mismatch", str(info.value))
 
 
 def test_session_of_a_subgraph_model(tmp_path: Path) -> None:
