@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import os
-import re
 from pathlib import Path
 from typing import Any
 
