@@ -3,11 +3,20 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
-from wireplan.core import Plan, atomic_open, write_bytes, write_plan, write_sized
+from wireplan.core import (
+    Plan,
+    SizedFile,
+    atomic_open,
+    write_bytes,
+    write_group,
+    write_plan,
+    write_sized,
+)
 
 
 def _leftovers(folder: Path) -> list[str]:
@@ -71,3 +80,58 @@ def test_empty_file_and_mode(tmp_path: Path) -> None:
 def test_missing_folder(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError):
         write_bytes(tmp_path / "no" / "such", b"x")
+
+
+def _sized(path: Path, data: bytes, **kw: Any) -> SizedFile:
+    def fill(buf: Any) -> None:
+        buf[: len(data)] = data
+
+    return SizedFile(path, len(data), fill, **kw)
+
+
+def test_write_group_all_or_none(tmp_path: Path) -> None:
+    a, b = tmp_path / "m.ort.data", tmp_path / "m.ort"
+    write_group([_sized(a, b"data 1"), _sized(b, b"ort 1")])
+    assert (a.read_bytes(), b.read_bytes()) == (b"data 1", b"ort 1")
+
+    def boom(buf: Any) -> None:
+        raise RuntimeError("fill failed")
+
+    with pytest.raises(RuntimeError):
+        write_group([_sized(a, b"data 2"), SizedFile(b, 5, boom)])
+    assert (a.read_bytes(), b.read_bytes()) == (b"data 1", b"ort 1")
+    assert sorted(os.listdir(tmp_path)) == ["m.ort", "m.ort.data"]
+
+
+def test_write_group_restores_on_a_failed_rename(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a, b = tmp_path / "x.data", tmp_path / "x.ort"
+    write_group([_sized(a, b"old data"), _sized(b, b"old ort")])
+    real = os.replace
+    calls: list[str] = []
+
+    def flaky(src: Any, dst: Any) -> None:
+        calls.append(os.fspath(dst))
+        if len(calls) == 2:
+            raise OSError("rename failed")
+        real(src, dst)
+
+    monkeypatch.setattr(os, "replace", flaky)
+    with pytest.raises(OSError, match="rename failed"):
+        write_group([_sized(a, b"new data"), _sized(b, b"new ort")])
+    monkeypatch.setattr(os, "replace", real)
+    assert (a.read_bytes(), b.read_bytes()) == (b"old data", b"old ort")
+    assert sorted(os.listdir(tmp_path)) == ["x.data", "x.ort"]
+
+
+def test_write_group_links(tmp_path: Path) -> None:
+    src = tmp_path / "weights.bin"
+    src.write_bytes(b"weights")
+    target = tmp_path / "m.ort.data"
+    never = SizedFile(
+        target, 7, lambda _: pytest.fail("a linked file is not filled"), link_from=src
+    )
+    write_group([never, _sized(tmp_path / "m.ort", b"ort")], durable=False)
+    assert target.stat().st_ino == src.stat().st_ino
+    assert target.read_bytes() == b"weights"

@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from wireplan.core import MappedFile, as_memoryview, view
+from wireplan.core import MappedFile, as_memoryview, drop_pages, view
 
 
 def test_mapped_file_views_share_memory_and_outlive_close(tmp_path: Path) -> None:
@@ -47,3 +47,19 @@ def test_as_memoryview() -> None:
     assert as_memoryview(b"xy").tobytes() == b"xy"
     with pytest.raises(ValueError, match="contiguous"):
         as_memoryview(a[::2])
+
+
+def test_drop_pages_keeps_the_bytes(tmp_path: Path) -> None:
+    """Releasing the resident pages of a read-only mapping loses nothing; other arrays are untouched."""
+    data = np.random.default_rng(2).integers(0, 256, 3 << 20, dtype=np.uint8)
+    (tmp_path / "f.bin").write_bytes(data.tobytes())
+    with MappedFile(tmp_path / "f.bin") as mf:
+        arr = np.frombuffer(mf.buffer, np.uint8)
+        assert int(arr.sum()) == int(data.sum())  # every page resident now
+        drop_pages(arr[100 : 2 << 20])
+        assert np.array_equal(arr, data)
+        assert mf.offset_of(arr[12345:]) == 12345
+        del arr
+    owned = data.copy()
+    drop_pages(owned)  # not a mapping: left alone
+    assert np.array_equal(owned, data)
