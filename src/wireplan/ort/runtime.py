@@ -196,7 +196,13 @@ def _session_via_onnx(
     import tempfile
 
     folder, name = os.path.split(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".onnx", dir=folder)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".onnx", dir=folder)
+    except OSError as exc:
+        raise WireplanError(
+            f"{os.fspath(path)!r} keeps its weights in external data, which onnxruntime reads "
+            f"only from an .onnx beside it, and {folder!r} is not writable: {exc}"
+        ) from None
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(proto.SerializeToString())
