@@ -1,0 +1,172 @@
+"""Reading DSDL: the only module of wireplan that imports :mod:`pydsdl`.
+
+pydsdl parses and checks the namespaces; this module turns its types into
+wireplan's plain model (:mod:`.model`), carrying over the facts pydsdl
+proves about offsets (``iterate_fields_with_offsets``, bit length sets)
+as :class:`~.model.Offsets`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pydsdl
+
+from wireplan import __version__
+from wireplan.errors import WireplanError
+
+from .model import Array, Composite, Constant, DataType, Field, Offsets, Primitive, Service, TopType
+
+__all__ = ["GENERATOR_VERSION", "CompileError", "read_types", "source_digest"]
+
+GENERATOR_VERSION = "5"
+
+
+class CompileError(WireplanError):
+    """A DSDL source that pydsdl rejects, or a type this compiler cannot handle."""
+
+
+def read_types(roots: Sequence[Path], lookup: Sequence[Path]) -> list[TopType]:
+    """Every type of ``roots`` (all versions), read by pydsdl, in wireplan's model."""
+    found: list[Any] = []
+    for root in roots:
+        others = [str(p) for p in [*roots, *lookup] if Path(p).resolve() != root.resolve()]
+        try:
+            found.extend(pydsdl.read_namespace(str(root), others))
+        except pydsdl.FrontendError as exc:
+            raise CompileError(f"{root}: {exc}") from None
+    return convert(found)
+
+
+def convert(types: Sequence[Any]) -> list[TopType]:
+    """pydsdl's types in wireplan's model (nested types shared by identity)."""
+    reader = _Reader()
+    out: list[TopType] = []
+    for t in types:
+        if isinstance(t, pydsdl.ServiceType):
+            out.append(
+                Service(
+                    name=t.full_name,
+                    version=(t.version.major, t.version.minor),
+                    fixed_port_id=t.fixed_port_id if t.has_fixed_port_id else None,
+                    request=reader.composite(t.request_type),
+                    response=reader.composite(t.response_type),
+                    source=t,
+                )
+            )
+        else:
+            out.append(reader.composite(t))
+    return out
+
+
+def source_digest(roots: Sequence[Path], lookup: Sequence[Path]) -> str:
+    """A hash of every ``.dsdl`` file under the folders, of the generator and of the versions.
+
+    The generator is every file of this package and the runtime, so any
+    change to the compiler invalidates cached packages.
+    """
+    h = hashlib.sha256()
+    h.update(f"wireplan {__version__} gen {GENERATOR_VERSION} pydsdl {pydsdl.__version__}".encode())
+    here = Path(__file__).resolve().parent
+    for path in [*sorted(here.glob("*.py")), here.parent / "runtime.py"]:
+        h.update(path.name.encode() + b"\0" + path.read_bytes())
+    for label, dirs in (("root", roots), ("lookup", lookup)):
+        for d in dirs:
+            d = Path(d).resolve()
+            h.update(f"\0{label}\0{d}\0".encode())
+            for path in sorted(d.rglob("*.dsdl")):
+                h.update(str(path.relative_to(d)).encode() + b"\0")
+                h.update(path.read_bytes())
+    return h.hexdigest()[:24]
+
+
+def _offsets(bls: Any) -> Offsets:
+    residues = 0
+    for r in bls % 64:
+        residues |= 1 << int(r)
+    return Offsets(int(bls.min), int(bls.max), residues)
+
+
+class _Reader:
+    def __init__(self) -> None:
+        self.done: dict[tuple[str, int, int], Composite] = {}
+
+    def composite(self, t: Any) -> Composite:
+        sealed = not isinstance(t, pydsdl.DelimitedType)
+        inner = t.inner_type if not sealed else t
+        key = (inner.full_name, inner.version.major, inner.version.minor)
+        known = self.done.get(key)
+        if known is not None:
+            return known
+        union = isinstance(inner, pydsdl.UnionType)
+        bls = inner.bit_length_set
+        c = Composite(
+            name=inner.full_name,
+            version=(inner.version.major, inner.version.minor),
+            union=union,
+            sealed=sealed,
+            extent=int(t.extent),
+            min_bits=int(bls.min),
+            max_bits=int(bls.max),
+            tag_bits=inner.tag_field_type.bit_length if union else 0,
+            fixed_port_id=inner.fixed_port_id if inner.has_fixed_port_id else None,
+            source=t,
+        )
+        self.done[key] = c  # before the fields: a type may be reached again through them
+        for f, off in inner.iterate_fields_with_offsets(pydsdl.BitLengthSet(0)):
+            name = "" if isinstance(f, pydsdl.PaddingField) else f.name
+            c.fields.append(Field(name, self.data_type(f.data_type), _offsets(off)))
+        c.constants = [_constant(k) for k in inner.constants]
+        return c
+
+    def data_type(self, t: Any) -> DataType:
+        if isinstance(t, pydsdl.CompositeType):
+            return self.composite(t)
+        if isinstance(t, pydsdl.ArrayType):
+            fixed = isinstance(t, pydsdl.FixedLengthArrayType)
+            bls = t.bit_length_set
+            return Array(
+                element=self.data_type(t.element_type),
+                capacity=int(t.capacity),
+                fixed=fixed,
+                length_type=None if fixed else _primitive(t.length_field_type),
+                label=str(t),
+                alignment=int(t.alignment_requirement),
+                min_bits=int(bls.min),
+                max_bits=int(bls.max),
+            )
+        return _primitive(t)
+
+
+def _primitive(t: Any) -> Primitive:
+    label = str(t)
+    if isinstance(t, pydsdl.VoidType):
+        return Primitive("v", t.bit_length, False, label)
+    sat = t.cast_mode == pydsdl.PrimitiveType.CastMode.SATURATED
+    if isinstance(t, pydsdl.BooleanType):
+        return Primitive("b", 1, True, label)
+    if isinstance(t, pydsdl.FloatType):
+        return Primitive("f", t.bit_length, sat, label)
+    if isinstance(t, pydsdl.SignedIntegerType):
+        return Primitive("i", t.bit_length, sat, label)
+    if isinstance(t, pydsdl.UTF8Type):
+        return Primitive("u", 8, False, label, text="utf8")
+    if isinstance(t, pydsdl.ByteType):
+        return Primitive("u", 8, False, label, text="byte")
+    if isinstance(t, pydsdl.UnsignedIntegerType):
+        return Primitive("u", t.bit_length, sat, label)
+    raise CompileError(f"unsupported primitive {t}")  # pragma: no cover
+
+
+def _constant(c: Any) -> Constant:
+    v = c.value.native_value
+    if isinstance(c.data_type, pydsdl.FloatType):
+        return Constant(c.name, "f", float(v))
+    if isinstance(c.data_type, pydsdl.BooleanType):
+        return Constant(c.name, "b", bool(v))
+    if isinstance(v, str):
+        return Constant(c.name, "s", v)
+    return Constant(c.name, "i", int(v))
