@@ -243,8 +243,8 @@ def test_valid_values_never_take_the_slow_path(
 ) -> None:
     """In-range values serialize on the generated fast path of every type,
     including types that nest types of another root namespace (reg over
-    uavcan): the fast path falls back on any exception, so a missing name
-    would only show as lost speed."""
+    uavcan): a value the fast path rejects goes through normalize, so a fast
+    path that rejected valid values would only show as lost speed."""
     taken: list[str] = []
 
     def spy(cls: Any, obj: Any) -> bytes:

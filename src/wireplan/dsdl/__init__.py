@@ -4,7 +4,7 @@
 Python output: a module per namespace, ``Heartbeat_1_0`` classes, services
 with nested ``Request`` / ``Response``); ``load`` compiles into a cache and
 imports; ``layout`` tells, per field, the offsets pydsdl proves and the
-strategy chosen.  Only :mod:`wireplan.dsdl.compiler` imports pydsdl, and only
+strategy chosen.  Only :mod:`wireplan.dsdl.compiler.read` imports pydsdl, and only
 ``compile``, ``load`` and ``layout`` need it: generated code depends on
 :mod:`wireplan.dsdl.runtime` alone.
 """

@@ -43,6 +43,7 @@ from wireplan.errors import DecodeError, EncodeError
 
 __all__ = [
     "DTYPES",
+    "FAST_PATH_ERRORS",
     "DecodeError",
     "EncodeError",
     "Model",
@@ -79,6 +80,11 @@ __all__ = [
 ]
 
 StructError = struct.error
+# What the generated fast path raises for a value outside its domain (an integer out
+# of range or of the wrong type for ``struct``, a failed range check, a wrong length,
+# a missing or wrong nested object): ``serialize`` catches these, and only these, and
+# sends the value through :func:`normalize`.  Anything else propagates.
+FAST_PATH_ERRORS = (StructError, OverflowError, TypeError, ValueError, AttributeError)
 _BOOL = np.dtype(np.bool_)
 _frombuffer = np.frombuffer
 # numpy's bit packing without its __array_function__ dispatch (about 0.17 us a

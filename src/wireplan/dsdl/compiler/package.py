@@ -105,7 +105,7 @@ from wireplan.dsdl import runtime as _rt
 
 _DecodeError = _rt.DecodeError
 _EncodeError = _rt.EncodeError
-_FAST_ERRORS = Exception
+_FAST_ERRORS = _rt.FAST_PATH_ERRORS
 _new = object.__new__
 _alloc = type.__call__  # bound to a class without __init__: a new blank instance
 _pad = _rt.pad

@@ -1,0 +1,101 @@
+"""The fast path catches only the errors it is designed to raise: bad values still give
+EncodeError with the field path, and anything else (a defect, a user's exception) shows."""
+
+from __future__ import annotations
+
+import sys
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+import wireplan
+from wireplan.dsdl import runtime
+
+
+def _impl(pkg: ModuleType) -> Any:
+    return sys.modules[pkg.__name__ + "._wireplan_impl"]
+
+
+def test_bad_values_give_encode_error_with_the_path(wp_corner: dict[str, ModuleType]) -> None:
+    corner = wp_corner["corner"]
+    cases = [
+        (corner.Mixed_1_0(a="x"), "$.a"),  # struct.error
+        (corner.Mixed_1_0(inner=5), "$.inner"),  # AttributeError: not the nested type
+        (corner.Mixed_1_0(flags=[True] * 6), "$.flags"),  # OverflowError: too long
+        (corner.Mixed_1_0(flags=5), "$.flags"),  # TypeError: no len()
+        (corner.Mixed_1_0(inner=corner.Inner_1_0(z=1.5j)), "$.inner.z"),  # a complex number
+        (corner.Text_1_0(name="", raw=b"12345", misaligned=""), "$.raw"),  # over capacity
+        (corner.Floats_1_0(f64="nan"), "$.f64"),
+    ]
+    for obj, path in cases:
+        with pytest.raises(wireplan.EncodeError) as info:
+            obj.serialize()
+        assert info.value.path == path, (obj, info.value)
+    # out of range, but saturated: serialized (as pydsdl does), not an error
+    assert corner.Mixed_1_0(b=70000).serialize() == corner.Mixed_1_0(b=65535).serialize()
+
+
+def test_the_caught_errors_are_one_named_tuple() -> None:
+    assert (
+        runtime.StructError,
+        OverflowError,
+        TypeError,
+        ValueError,
+        AttributeError,
+    ) == runtime.FAST_PATH_ERRORS
+
+
+def test_an_exception_of_a_user_property_propagates(wp_corner: dict[str, ModuleType]) -> None:
+    corner = wp_corner["corner"]
+
+    class Boom(corner.Inner_1_0):  # type: ignore[misc,name-defined]
+        __slots__ = ()
+
+        @property
+        def x(self) -> int:
+            raise RuntimeError("from the user's property")
+
+        @x.setter
+        def x(self, value: int) -> None:
+            pass
+
+    holder = corner.Mixed_1_0(inner=Boom())
+    with pytest.raises(RuntimeError, match="user's property"):
+        holder.serialize()
+
+
+def test_a_defect_in_the_fast_path_propagates(
+    wp_corner: dict[str, ModuleType], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A generator defect is not turned into a silent slowdown: an error the fast path is
+    not designed to raise propagates at once; one of the caught kinds sends the value
+    through normalize and then the same routine again, outside any handler, where the
+    defect raises for the caller."""
+    corner = wp_corner["corner"]
+    impl = _impl(corner)
+    floats = corner.Floats_1_0(odd16=1.5, odd32=2.5)  # bit-packed floats go through _fb
+    assert floats.serialize()
+
+    def missing(value: float, bits: int) -> int:
+        raise NameError("name '_nothing' is not defined")
+
+    monkeypatch.setattr(impl, "_fb", missing)
+    with pytest.raises(NameError):
+        floats.serialize()
+
+    def broken(value: float, bits: int) -> int:
+        raise AttributeError("'int' object has no attribute 'nothing'")
+
+    slow: list[str] = []
+    real_slow = impl._serialize_slow
+
+    def spy(cls: type, obj: object) -> bytes:
+        slow.append(cls.__name__)
+        return real_slow(cls, obj)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(impl, "_fb", broken)
+    monkeypatch.setattr(impl, "_serialize_slow", spy)
+    with pytest.raises(AttributeError, match="nothing"):
+        floats.serialize()
+    assert slow == ["Floats_1_0"]
