@@ -44,6 +44,7 @@ from wireplan.errors import DecodeError, EncodeError
 __all__ = [
     "DTYPES",
     "FAST_PATH_ERRORS",
+    "SEQUENCES",
     "DecodeError",
     "EncodeError",
     "Model",
@@ -55,6 +56,7 @@ __all__ = [
     "default_of",
     "deserialize_from",
     "eq",
+    "f16_list",
     "float_to_bits",
     "from_builtin",
     "int_to_bool_array",
@@ -66,6 +68,7 @@ __all__ = [
     "numbers_from",
     "numpy_from",
     "pack_array",
+    "pack_f16",
     "pack_table",
     "packbits",
     "pad",
@@ -85,6 +88,12 @@ StructError = struct.error
 # a missing or wrong nested object): ``serialize`` catches these, and only these, and
 # sends the value through :func:`normalize`.  Anything else propagates.
 FAST_PATH_ERRORS = (StructError, OverflowError, TypeError, ValueError, AttributeError)
+# The array values the fast path takes as they are: ordered sequences.  Anything else
+# (a dict, whose keys would be serialized; a set, in iteration order) goes to
+# normalize, which accepts the other sequences (bytes, range, memoryview) and rejects
+# the rest with EncodeError.
+SEQUENCES = frozenset({list, tuple, np.ndarray})
+_ORDERED = (list, tuple, bytes, bytearray)
 _BOOL = np.dtype(np.bool_)
 _frombuffer = np.frombuffer
 # numpy's bit packing without its __array_function__ dispatch (about 0.17 us a
@@ -117,6 +126,8 @@ def bools_to_int(values: Sequence[Any]) -> int:
         return 0
     if isinstance(values, np.ndarray) and values.dtype == np.bool_:
         return int.from_bytes(np.packbits(values, bitorder="little").tobytes(), "little")
+    if values.__class__ not in SEQUENCES:
+        raise OverflowError("not a list, tuple or numpy array")  # the slow path checks it
     seq = values if type(values) is list else list(values)
     try:  # bools and 0/1 ints convert at C speed
         return int(bytes(seq[::-1]).translate(_TO_ASCII), 2)
@@ -142,6 +153,8 @@ def ints_to_int(values: Sequence[int], bits: int, signed: bool) -> int:
     Raises ``OverflowError`` when an element does not fit (the caller then
     takes the slow path, which brings values into range first).
     """
+    if values.__class__ not in SEQUENCES:
+        raise TypeError("not a list, tuple or numpy array")  # the slow path checks it
     acc = 0
     shift = 0
     half = 1 << (bits - 1)
@@ -195,7 +208,40 @@ def pack_array(code: str, values: Sequence[Any]) -> bytes:
         if (values.dtype is dtype or values.dtype == dtype) and values.ndim == 1:
             return values.tobytes()
         values = values.tolist()
+    elif not isinstance(values, _ORDERED):
+        raise TypeError("not a sequence")  # a dict, a set, a str: the slow path checks it
+    if code == "e":
+        return pack_f16(values)
     return struct.pack(f"<{len(values)}{code}", *values)
+
+
+_F16 = np.dtype("<f2")
+_F16_MAX = 65504.0
+
+
+def pack_f16(values: Sequence[Any]) -> bytes:
+    """float16 elements as bytes, keeping a NaN's payload bits (``struct``'s ``e`` writes
+    the canonical NaN instead), with ``struct``'s checks: ``OverflowError`` for a finite
+    value that rounds beyond the float16 range, ``TypeError`` / ``ValueError`` for a
+    non-number (the caller's slow path then saturates or rejects them)."""
+    if values.__class__ not in SEQUENCES:
+        raise TypeError("not a list, tuple or numpy array")
+    wide = np.array(values, dtype=np.float64)
+    if wide.ndim != 1:
+        raise TypeError("not a flat sequence of numbers")
+    with np.errstate(over="ignore", invalid="ignore"):
+        half = wide.astype(_F16)
+    if np.isinf(half).any() and (np.isinf(half) & np.isfinite(wide)).any():
+        raise OverflowError("float too large to pack as float16")
+    return half.tobytes()
+
+
+def f16_list(data: Any, count: int, offset: int) -> list[float]:
+    """``count`` float16 elements at ``offset`` as a list of floats, NaN payloads kept
+    (``struct``'s ``e`` reads every NaN as the canonical one); ``ValueError`` past the
+    end of ``data``."""
+    out: list[float] = _frombuffer(data, _F16, count, offset).tolist()
+    return out
 
 
 def numpy_from(data: Any, code: str, count: int, offset: int) -> Any:
@@ -218,6 +264,8 @@ def numbers_from(data: Any, code: str, count: int, offset: int) -> Any:
         return numpy_from(data, code, count, offset)
     if code == "B":
         return list(data[offset : offset + count])
+    if code == "e":
+        return f16_list(data, count, offset)
     return list(struct.unpack_from(f"<{count}{code}", data, offset))
 
 
@@ -359,12 +407,19 @@ def _norm_bool(value: Any, path: str) -> bool:
     return bool(v)
 
 
+def _utf8_bytes(value: str, path: str) -> bytes:
+    try:
+        return value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise EncodeError(f"not encodable as UTF-8: {exc.reason}", path) from None
+
+
 def _as_list(value: Any, element: Kind, path: str) -> list[Any]:
     if isinstance(value, list):
         return value
     if isinstance(value, str):
         if element[0] in ("u", "byte", "utf8") and (element[0] != "u" or element[1] == 8):
-            return list(value.encode("utf-8"))
+            return list(_utf8_bytes(value, path))
         raise EncodeError("an array requires a sequence, got str", path)
     tolist = getattr(value, "tolist", None)  # numpy arrays
     if tolist is not None:
@@ -392,10 +447,11 @@ def _norm_value(kind: Kind, value: Any, path: str) -> Any:
         cap, element = kind[1], kind[2]
         if element[0] == "utf8":
             if isinstance(value, str):
-                raw = value.encode("utf-8")
+                raw = _utf8_bytes(value, path)
             else:
-                # UTF-8 bytes: bytes, or byte values (a numpy uint8 array, or the list of
-                # numbers pycyphal's to_builtin gives for text that is not printable)
+                # UTF-8 bytes: bytes, or byte values (a numpy uint8 array, the list of
+                # numbers pycyphal's to_builtin gives for text that is not printable, the
+                # default [])
                 try:
                     raw = bytes(
                         value
@@ -413,7 +469,7 @@ def _norm_value(kind: Kind, value: Any, path: str) -> Any:
                     raise EncodeError(f"not valid UTF-8: {exc}", path) from None
             items: list[Any] = list(raw)
         elif element[0] == "byte" and isinstance(value, bytes | bytearray | str):
-            items = list(value.encode("utf-8") if isinstance(value, str) else value)
+            items = list(_utf8_bytes(value, path) if isinstance(value, str) else value)
         else:
             items = _as_list(value, element, path)
         if tag == "fa" and len(items) != cap:
@@ -544,7 +600,7 @@ def _value_from_builtin(kind: Kind, value: Any, path: str) -> Any:
     if tag in ("fa", "va"):
         element = kind[2]
         if element[0] == "utf8" and isinstance(value, str):
-            return list(value.encode("utf-8"))
+            return list(_utf8_bytes(value, path))
         if isinstance(value, bytes | bytearray):
             return list(value)
         if element[0] == "c" and isinstance(value, list | tuple):

@@ -404,6 +404,7 @@ class _Ser(_Emitter):
             self.align8()
             n = self.new("n")
             self.emit(f"{n} = len({v})")
+            self.checks.append(f"{v}.__class__ not in _SEQS")  # no dict, no set
             if t.fixed:
                 self.checks.append(f"({n} != {cap})")
             else:
@@ -449,11 +450,13 @@ class _Ser(_Emitter):
                 self._group_add(n, lbits)
         if step.strategy == "byte-copy":
             assert code is not None and self.mode == "byte" and self.gbits == 0
-            if code == "B":
+            if code == "B" or (code == "e" and not large):
                 # the pending run and the bytes in one statement (a top-level
-                # serializer then returns it as it is)
+                # serializer then returns it as it is); float16 through numpy, which
+                # keeps NaN payload bits
+                data = self._u8(v) if code == "B" else f"_pack_f16({v})"
                 head = self._head()
-                self.write(f"{head} + {self._u8(v)}" if head else self._u8(v))
+                self.write(f"{head} + {data}" if head else data)
             elif large:
                 # a list goes out with the run in one pack; a numpy array as one tobytes()
                 codes = "".join(c for c, _ in self.items)
@@ -466,12 +469,14 @@ class _Ser(_Emitter):
                     (f"if {v}.__class__ is _ndarray and {v}.dtype is _DT_{code}:",
                      f"{plus}{v}.tobytes()"),
                     (f"elif {v}.__class__ is list:",
-                     f"{cache}[{n}]({', '.join([*args, '*' + v])})"),
+                     f"{cache}[{n}]({', '.join([*args, '*' + v])})" if code != "e"
+                     else f"{plus}_pack_f16({v})"),
                     ("else:", f"{plus}_pack_array({code!r}, {v})"),
                 ]  # fmt: skip
                 for head_line, part in arms:
                     self.body.append(_St(self.indent, "arm", part, head=head_line))
             else:
+                self.checks.append(f"{v}.__class__ not in _SEQS")  # no dict, no set
                 self.flush(tail=(n, code, v, cap))
             return
         assert step.strategy == "bit-stream"
@@ -489,7 +494,11 @@ class _Ser(_Emitter):
                 self.items.append((f"{cap}s", self._u8(v)))
             elif large:
                 self.items.append((f"{cap * el.bits // 8}s", f"_pack_array({code!r}, {v})"))
+            elif code == "e":
+                # float16 through numpy: NaN payload bits kept (struct writes the canonical NaN)
+                self.items.append((f"{cap * 2}s", f"_pack_f16({v})"))
             else:
+                self.checks.append(f"{v}.__class__ not in _SEQS")  # no dict, no set
                 self.items.append((f"{cap}{code}", f"*{v}"))
             return
         if step.strategy == "struct":
@@ -509,7 +518,7 @@ class _Ser(_Emitter):
             names = [self.new("e") for _ in range(cap)]
             self.emit(f"{', '.join(names)}, = {v}")
             # bools and 0/1 only here; anything else takes the slow path
-            self._stream_check(f"({' | '.join(names)}) >> 1")
+            self._stream_check(f"({' | '.join(names)}) >> 1 or {v}.__class__ not in _SEQS")
             bits = " | ".join(f"{e} << {i}" if i else f"{e}" for i, e in enumerate(names))
             if not stream:
                 self._group_add(f"({bits})", width)
@@ -542,6 +551,9 @@ class _Ser(_Emitter):
         assert isinstance(t, Composite)
         self.align8()
         v = self.bind(expr)
+        if not t.union and all(f.padding for f in t.fields):
+            # nothing of it is read: only its type says that it is one
+            self.checks.append(f"not isinstance({v}, {self.gen.ident(t)})")
         if step.strategy == "call":
             self.flush()
             self._call(t, v)
@@ -905,8 +917,15 @@ class _Des(_Emitter):
                 return [f"{target} = {fn}({data}, {code!r}, {count}, 0)"]
             if code == "B":
                 return [f"{target} = [*{data}]"]
-            return [f"{target} = [*{self.gen.mod.unpacker(code)}[{count}]({data}, 0)]"]
+            return [f"{target} = {self._short_numbers(code, count, data, '0')}"]
         return [f"{target} = _i2i_r({raw}, {el.bits}, {count}, {el.kind == 'i'})"]
+
+    def _short_numbers(self, code: str, count: str, buf: str, at: str) -> str:
+        """An expression: a list of ``count`` numbers ``code`` read from ``buf`` at ``at``
+        (float16 through numpy, which keeps NaN payload bits; struct's table otherwise)."""
+        if code == "e":
+            return f"_f16_list({buf}, {count}, {at})"
+        return f"[*{self.gen.mod.unpacker(code)}[{count}]({buf}, {at})]"
 
     def _finish_special(self, el: Primitive, v: str, path: str, at: str) -> None:
         """utf8 arrays become str, byte arrays bytes (pydsdl's convention)."""
@@ -965,12 +984,12 @@ class _Des(_Emitter):
                 self.emit("else:")
                 # bytes too go through the unpack table: faster than a slice, and a
                 # short buffer raises instead of being cut
-                self.emit(f"    {v} = [*{self.gen.mod.unpacker(code)}[{count}](b, o)]")
+                self.emit(f"    {v} = {self._short_numbers(code, count, 'b', 'o')}")
             elif code == "B" and cap >= LARGE:
                 self.slices = True  # cut silently by a short buffer
                 self.emit(f"{v} = [*b[o:o + {count}]]")  # utf8 / byte text: no table that long
             else:
-                self.emit(f"{v} = [*{self.gen.mod.unpacker(code)}[{count}](b, o)]")
+                self.emit(f"{v} = {self._short_numbers(code, count, 'b', 'o')}")
             if special:
                 self._finish_special(el, v, path, "o")
             self._advance(f"o += {count}" if size == 1 else f"o += {count} * {size}")
@@ -1066,6 +1085,10 @@ class _Des(_Emitter):
                     self._finish_special(el, v, path, at)
                     return v
                 self.post.append(f"{v} = [*{raw}]")
+            elif code == "e":
+                raw = self.new("r")
+                self.items.append((f"{cap * 2}s", raw, 1))
+                self.post.append(f"{v} = _f16_list({raw}, {cap}, 0)")  # NaN payloads kept
             else:
                 self.items.append((f"{cap}{code}", v, cap))
             self.so += cap * size

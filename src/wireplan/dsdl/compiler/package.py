@@ -106,6 +106,9 @@ from wireplan.dsdl import runtime as _rt
 _DecodeError = _rt.DecodeError
 _EncodeError = _rt.EncodeError
 _FAST_ERRORS = _rt.FAST_PATH_ERRORS
+_SEQS = _rt.SEQUENCES
+_pack_f16 = _rt.pack_f16
+_f16_list = _rt.f16_list
 _new = object.__new__
 _alloc = type.__call__  # bound to a class without __init__: a new blank instance
 _pad = _rt.pad
