@@ -321,6 +321,12 @@ class _Ser(_Emitter):
         self.emit(f"{v} = {expr}")
         return v
 
+    @staticmethod
+    def _ordered(v: str) -> str:
+        """A check that fails for anything but a list, tuple or numpy array (a dict's keys,
+        a set's order): a list passes with one ``is`` (16 ns, the set lookup costs 37)."""
+        return f"({v}.__class__ is not list and {v}.__class__ not in _SEQS)"
+
     def _stream_check(self, check: str) -> None:
         self.emit(f"if {check}:")
         self.emit("    raise OverflowError")
@@ -404,7 +410,7 @@ class _Ser(_Emitter):
             self.align8()
             n = self.new("n")
             self.emit(f"{n} = len({v})")
-            self.checks.append(f"{v}.__class__ not in _SEQS")  # no dict, no set
+            self.checks.append(self._ordered(v))
             if t.fixed:
                 self.checks.append(f"({n} != {cap})")
             else:
@@ -476,7 +482,7 @@ class _Ser(_Emitter):
                 for head_line, part in arms:
                     self.body.append(_St(self.indent, "arm", part, head=head_line))
             else:
-                self.checks.append(f"{v}.__class__ not in _SEQS")  # no dict, no set
+                self.checks.append(self._ordered(v))
                 self.flush(tail=(n, code, v, cap))
             return
         assert step.strategy == "bit-stream"
@@ -498,7 +504,7 @@ class _Ser(_Emitter):
                 # float16 through numpy: NaN payload bits kept (struct writes the canonical NaN)
                 self.items.append((f"{cap * 2}s", f"_pack_f16({v})"))
             else:
-                self.checks.append(f"{v}.__class__ not in _SEQS")  # no dict, no set
+                self.checks.append(self._ordered(v))
                 self.items.append((f"{cap}{code}", f"*{v}"))
             return
         if step.strategy == "struct":
@@ -518,7 +524,7 @@ class _Ser(_Emitter):
             names = [self.new("e") for _ in range(cap)]
             self.emit(f"{', '.join(names)}, = {v}")
             # bools and 0/1 only here; anything else takes the slow path
-            self._stream_check(f"({' | '.join(names)}) >> 1 or {v}.__class__ not in _SEQS")
+            self._stream_check(f"({' | '.join(names)}) >> 1 or {self._ordered(v)}")
             bits = " | ".join(f"{e} << {i}" if i else f"{e}" for i, e in enumerate(names))
             if not stream:
                 self._group_add(f"({bits})", width)
