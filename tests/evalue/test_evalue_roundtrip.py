@@ -200,7 +200,11 @@ def _check_tensor(arr: np.ndarray[Any, Any], code: int) -> None:
     assert back.tobytes() == np.ascontiguousarray(arr).tobytes()  # bit-exact, NaN payloads too
     assert back.flags.writeable and back.dtype.isnative
     view = decode(data, copy=False, extended=extended)
-    assert not view.flags.writeable and view.shape == arr.shape
+    if code == 15:  # numpy has no big-endian bfloat16: the view keeps its type as a RawTensor
+        assert isinstance(view, RawTensor) and view.shape == arr.shape
+        assert encode(view, extended=True) == data
+    else:
+        assert not view.flags.writeable and view.shape == arr.shape
     if extended and code != 11:
         with pytest.raises(EncodeError, match="extended=True"):
             encode(arr)
@@ -236,7 +240,8 @@ def test_ml_dtypes_round_trip(code: int, data: st.DataObject) -> None:
     arr = bits.view(dtype)
     _check_tensor(arr, code)
     view = decode(encode(arr, extended=True), copy=False, extended=True)
-    assert view.view(np.dtype(f">u{dtype.itemsize}")).astype(bits.dtype).tobytes() == bits.tobytes()
+    wire = np.frombuffer(view.data, f">u{dtype.itemsize}") if code == 15 else view.view(bits.dtype)
+    assert wire.astype(bits.dtype).tobytes() == bits.tobytes()
 
 
 @pytest.mark.parametrize(

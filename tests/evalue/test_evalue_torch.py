@@ -38,8 +38,32 @@ def test_extended_torch_dtypes_round_trip(dtype: str) -> None:
     back = to_torch(decode(encode(t, extended=True), extended=True))
     assert back.dtype == t.dtype and torch.equal(back, t)
     view = to_torch(decode(encode(t, extended=True), copy=False, extended=True))
-    if dtype != "bfloat16":  # a zero-copy bfloat16 view holds its bits as >u2
-        assert torch.equal(view, t)
+    assert view.dtype == t.dtype and torch.equal(view, t)
+
+
+def test_bfloat16_view_keeps_its_type() -> None:
+    t = torch.tensor([[1.5, -2.0, 3.0]], dtype=torch.bfloat16)
+    data = encode(t, extended=True)
+    assert data[1] == 15
+    view = decode(data, copy=False, extended=True)
+    assert isinstance(view, RawTensor) and view.scalar_type == 15 and view.shape == (1, 3)
+    assert encode(view, extended=True) == data  # scalar type 15 again, not uint16 (27)
+    back = to_torch(view)
+    assert back.dtype == torch.bfloat16 and torch.equal(back, t)
+    assert encode(back, extended=True) == data
+    empty = decode(encode(t[:0], extended=True), copy=False, extended=True)
+    assert to_torch(empty).dtype == torch.bfloat16
+
+
+@pytest.mark.filterwarnings("ignore:The PyTorch API of nested tensors")
+def test_meta_and_nested_tensors_are_encode_errors() -> None:
+    with pytest.raises(EncodeError, match="meta"):
+        encode(torch.empty(2, device="meta"))
+    nested = torch.nested.nested_tensor([torch.ones(2), torch.ones(3)])
+    with pytest.raises(EncodeError, match="nested"):
+        encode(nested)
+    with pytest.raises(EncodeError, match="nested"):
+        encode_list([nested])
 
 
 @pytest.mark.filterwarnings("ignore:ComplexHalf support is experimental")

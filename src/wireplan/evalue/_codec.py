@@ -473,6 +473,9 @@ def _tensor_data(
     if info.native is None or len(shape) > NUMPY_MAX_RANK:
         data = mv[data_at:end]
         return RawTensor(info.code, shape, bytes(data) if copy else data.toreadonly())
+    if not copy and info.bits is not info.native:
+        # numpy has no big-endian bfloat16: a zero-copy view keeps its type as a RawTensor.
+        return RawTensor(info.code, shape, mv[data_at:end].toreadonly())
     if count == 0:
         # numpy still multiplies every size; keep it from overflowing.
         nonzero = math.prod(n for n in shape if n)

@@ -10,8 +10,8 @@ Three kinds of numpy representation exist:
   big-endian order, and one ``numpy.copyto`` swaps bytes while it copies;
 - ``ml_dtypes`` types (``bfloat16``, the float8 variants): imported lazily,
   only when such a tensor is decoded.  numpy cannot byte-swap them, so the
-  copy runs on their bits, and a zero-copy view of a bfloat16 tensor has
-  dtype ``>u2`` (float8 is one byte: nothing to swap, views keep the type);
+  copy runs on their bits, and a zero-copy view of a bfloat16 tensor is a
+  :class:`RawTensor` (float8 is one byte: nothing to swap, views keep the type);
 - no numpy type at all (``complex32``, the quantized and bit types): such
   tensors decode, with ``extended=True``, to :class:`wireplan.evalue.RawTensor`.
 """

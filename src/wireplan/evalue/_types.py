@@ -21,8 +21,10 @@ class RawTensor:
     """A tensor numpy cannot hold: kept as its scalar type, shape and wire bytes.
 
     Decoding returns one for a scalar type without a numpy dtype
-    (``complex32``, the quantized and bit types; ``extended=True`` only) and
-    for a rank above numpy's limit (64); encoding accepts one as it is.
+    (``complex32``, the quantized and bit types; ``extended=True`` only),
+    for a zero-copy view of a bfloat16 tensor (numpy has no big-endian
+    bfloat16) and for a rank above numpy's limit (64); encoding accepts one
+    as it is.
     ``data`` holds the elements exactly as on the wire: row-major,
     big-endian.  From ``decode(copy=False)`` it is a read-only memoryview
     into the input buffer; otherwise ``bytes``.

@@ -38,6 +38,10 @@ _VIA_BITS: dict[torch.dtype, tuple[torch.dtype, str, int]] = {
     torch.float8_e4m3fnuz: (torch.uint8, "float8_e4m3fnuz", 26),
 }
 _TORCH_BY_ML_NAME: dict[str, torch.dtype] = {name: dt for dt, (_, name, _) in _VIA_BITS.items()}
+_VIA_BITS_BY_CODE: dict[int, tuple[torch.dtype, torch.dtype]] = {
+    code: (dt, bits) for dt, (bits, _, code) in _VIA_BITS.items()
+}
+_TORCH_MAX_RANK = 64
 
 
 def tensor_to_numpy(tensor: Any) -> np.ndarray[Any, Any] | RawTensor:
@@ -48,6 +52,10 @@ def tensor_to_numpy(tensor: Any) -> np.ndarray[Any, Any] | RawTensor:
     :class:`RawTensor`.  Quantized and sparse tensors raise :class:`EncodeError`.
     """
     t: torch.Tensor = tensor.detach()
+    if t.is_nested:
+        raise EncodeError("cannot encode a nested torch tensor; encode its components one by one")
+    if t.is_meta:
+        raise EncodeError("cannot encode a torch tensor on the meta device: it has no data")
     if t.layout != torch.strided:
         raise EncodeError(f"cannot encode a {t.layout} torch tensor; make it dense first")
     if t.is_quantized:
@@ -81,10 +89,15 @@ def to_torch(value: Any) -> Any:
 
     Native-endian, writable arrays (``decode(copy=True)``) share memory
     with the tensor; big-endian views (``copy=False``) are copied, as torch
-    holds native byte order only.  Lists are converted element by element.
+    holds native byte order only.  A :class:`RawTensor` of bfloat16 or
+    float8 (a zero-copy bfloat16 view; no ml_dtypes) becomes a tensor of that
+    type, copied; other RawTensors stay as they are.  Lists are converted
+    element by element.
     """
     if isinstance(value, list):
         return [to_torch(v) for v in value]
+    if isinstance(value, RawTensor):
+        return _raw_to_torch(value)
     if not isinstance(value, np.ndarray):
         return value
     arr = value
@@ -97,6 +110,20 @@ def to_torch(value: Any) -> Any:
         bits = np.dtype(f"u{arr.dtype.itemsize}")
         return torch.from_numpy(np.ascontiguousarray(arr).view(bits)).view(target)
     return torch.from_numpy(arr)
+
+
+def _raw_to_torch(raw: RawTensor) -> Any:
+    # bfloat16 and float8 held as wire bits (a zero-copy bfloat16 view, or no
+    # ml_dtypes): a native copy of the bits, viewed as the torch type.
+    via = _VIA_BITS_BY_CODE.get(raw.scalar_type)
+    if via is None:
+        return raw
+    target, bits_dtype = via
+    if len(raw.shape) > _TORCH_MAX_RANK:  # torch holds at most 64 dimensions, as numpy
+        return raw
+    size = bits_dtype.itemsize
+    bits = np.frombuffer(raw.data, f">u{size}").astype(f"=u{size}").reshape(raw.shape)
+    return torch.from_numpy(bits).view(target)
 
 
 def distributed_rank() -> tuple[int, int] | None:
