@@ -17,13 +17,14 @@ from __future__ import annotations
 import importlib
 import types
 
-from wireplan.errors import DecodeError, EncodeError, LimitError, WireplanError
+from wireplan.errors import DecodeError, EncodeError, FileError, LimitError, WireplanError
 
 __version__ = "0.1.0"
 
 __all__ = [
     "DecodeError",
     "EncodeError",
+    "FileError",
     "LimitError",
     "WireplanError",
     "__version__",

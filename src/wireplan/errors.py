@@ -9,7 +9,7 @@ from a nested value adds its own path segment with :meth:`DecodeError.under`.
 
 from __future__ import annotations
 
-__all__ = ["DecodeError", "EncodeError", "LimitError", "WireplanError"]
+__all__ = ["DecodeError", "EncodeError", "FileError", "LimitError", "WireplanError"]
 
 
 class WireplanError(Exception):
@@ -71,3 +71,25 @@ class EncodeError(WireplanError, ValueError):
 
     def __reduce__(self) -> tuple[object, ...]:
         return (type(self), (self.reason, self.path))
+
+
+class FileError(WireplanError, OSError):
+    """A file or folder wireplan writes (or reads) that the filesystem refuses.
+
+    Also an :class:`OSError`, so ``except OSError`` keeps working: ``errno``
+    and ``filename`` are those of the failed call (``errno`` None when the
+    refusal is wireplan's own, e.g. a path that is not a regular file).
+    """
+
+    def __init__(self, reason: str, filename: str | None = None, errno: int | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.errno = errno
+        self.strerror = reason
+        self.filename = filename
+
+    def __str__(self) -> str:
+        return self.reason
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.reason, self.filename, self.errno))

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
@@ -17,6 +18,7 @@ from wireplan.core import (
     write_plan,
     write_sized,
 )
+from wireplan.errors import FileError
 
 
 def _leftovers(folder: Path) -> list[str]:
@@ -78,8 +80,9 @@ def test_empty_file_and_mode(tmp_path: Path) -> None:
 
 
 def test_missing_folder(tmp_path: Path) -> None:
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(FileError, match="does not exist") as info:
         write_bytes(tmp_path / "no" / "such", b"x")
+    assert isinstance(info.value, OSError) and info.value.errno == errno.ENOENT
 
 
 def _sized(path: Path, data: bytes, **kw: Any) -> SizedFile:

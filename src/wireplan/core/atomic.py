@@ -3,7 +3,17 @@
 A failed or interrupted write (an exception, KeyboardInterrupt) removes the
 temporary file and leaves the previous file, if any, untouched.  A process
 killed outright (SIGKILL) leaves the previous file too, and its temporary
-file (``.NAME.*.tmp``) beside it.
+file beside it, named ``.NAME.wPID-HOST.XXXXXXXX.tmp``: the writer's pid and
+a tag of its host and pid namespace.  The next write into that folder removes
+such a file once its writer is known to be gone: the tag is this process's
+own (same host name, machine id and pid namespace, so the pid means the same
+process) and no process has that pid.  A reused pid only keeps the file
+longer (the check says "alive"); files from other hosts, other containers
+or an older naming are never touched, as their pids cannot be checked here.
+
+Filesystem refusals (a missing folder, a directory as the target, a full
+disk) raise :class:`wireplan.errors.FileError`, which is also an
+:class:`OSError` with the failed call's ``errno`` and ``filename``.
 
 Every writer takes ``durable`` (default True):
 
@@ -34,9 +44,14 @@ there as ``.NAME.*.prev`` hard links.
 from __future__ import annotations
 
 import contextlib
+import errno
+import functools
+import hashlib
 import mmap
 import os
+import re
 import shutil
+import socket
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -44,6 +59,7 @@ from typing import IO, Any
 
 from wireplan.core.execute import execute
 from wireplan.core.plan import Plan
+from wireplan.errors import FileError
 
 __all__ = ["SizedFile", "atomic_open", "write_bytes", "write_group", "write_plan", "write_sized"]
 
@@ -70,22 +86,112 @@ def _fsync_dir(folder: str) -> None:
         os.close(fd)
 
 
+@functools.cache
+def _host_tag() -> str:
+    """8 hex digits naming this host and pid namespace (pids mean the same within one tag)."""
+    parts = [socket.gethostname()]
+    for source in ("/etc/machine-id", "/var/lib/dbus/machine-id"):
+        try:
+            with open(source, encoding="ascii", errors="replace") as f:
+                parts.append(f.read().strip())
+            break
+        except OSError:
+            continue
+    try:
+        ns = os.stat("/proc/self/ns/pid")
+        parts.append(f"{ns.st_dev}:{ns.st_ino}")
+    except OSError:
+        pass
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:8]
+
+
+# .NAME.wPID-TAG.RANDOM.tmp; RANDOM is mkstemp's (letters, digits, _) or hex.
+_DEBRIS = re.compile(r"\A\..+\.w([0-9]{1,10})-([0-9a-f]{8})\.[a-z0-9_]+\.tmp\Z")
+
+
+def _tmp_prefix(target: str) -> str:
+    return f".{os.path.basename(target)}.w{os.getpid()}-{_host_tag()}."
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, ValueError):
+        return True  # another user's process, or a pid this system cannot check
+    return True
+
+
+def _sweep(folder: str) -> None:
+    """Remove temporary files in ``folder`` whose writer is gone (see the module docstring)."""
+    tag, me = _host_tag(), os.getpid()
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        m = _DEBRIS.match(entry.name)
+        if m is None or m.group(2) != tag:
+            continue
+        pid = int(m.group(1))
+        if pid == me or _alive(pid):
+            continue
+        with contextlib.suppress(OSError):
+            if entry.is_file(follow_symlinks=False):
+                os.unlink(entry.path)
+
+
+@contextlib.contextmanager
+def _filesystem(target: str) -> Iterator[None]:
+    """Turn the OSError of a call on ``target``'s files into a :class:`FileError`."""
+    try:
+        yield
+    except FileError:
+        raise
+    except OSError as e:
+        folder = os.path.dirname(target)
+        if isinstance(e, FileNotFoundError) and not os.path.isdir(folder):
+            reason = f"cannot write {target}: its folder {folder} does not exist"
+        elif isinstance(e, NotADirectoryError):
+            reason = f"cannot write {target}: {folder} is not a folder"
+        elif isinstance(e, IsADirectoryError) or os.path.isdir(target):
+            reason = f"cannot write {target}: it is a directory"
+        else:
+            reason = f"cannot write {target}: {e.strerror or e}"
+        raise FileError(reason, e.filename or target, e.errno) from e
+
+
+def _check_target(target: str) -> None:
+    if os.path.isdir(target):
+        raise FileError(f"cannot write {target}: it is a directory", target, errno.EISDIR)
+
+
+def _make_temporary(target: str) -> tuple[int, str]:
+    """A new temporary file beside ``target``, after sweeping the folder's debris."""
+    folder = os.path.dirname(target)
+    _check_target(target)
+    _sweep(folder)
+    with _filesystem(target):
+        return tempfile.mkstemp(prefix=_tmp_prefix(target), suffix=".tmp", dir=folder)
+
+
 @contextlib.contextmanager
 def _temporary_beside(path: str | os.PathLike[str], durable: bool) -> Iterator[tuple[int, str]]:
     target = os.path.abspath(os.fspath(path))
     folder = os.path.dirname(target)
-    fd, tmp = tempfile.mkstemp(
-        prefix="." + os.path.basename(target) + ".", suffix=".tmp", dir=folder
-    )
+    fd, tmp = _make_temporary(target)
     try:
-        mode = os.stat(target).st_mode & 0o7777 if os.path.exists(target) else _FILE_MODE
-        os.fchmod(fd, mode)
+        with _filesystem(target):
+            mode = os.stat(target).st_mode & 0o7777 if os.path.exists(target) else _FILE_MODE
+            os.fchmod(fd, mode)
         yield fd, tmp
-        if durable:
-            os.fsync(fd)
-        os.close(fd)
-        fd = -1
-        os.replace(tmp, target)
+        with _filesystem(target):
+            if durable:
+                os.fsync(fd)
+            os.close(fd)
+            fd = -1
+            os.replace(tmp, target)
         if durable:
             _fsync_dir(folder)
     except BaseException:
@@ -133,7 +239,8 @@ def write_sized(
     docstring).
     """
     with _temporary_beside(path, durable) as (fd, _):
-        os.ftruncate(fd, size)
+        with _filesystem(os.path.abspath(os.fspath(path))):
+            os.ftruncate(fd, size)
         if size == 0:
             fill(bytearray())
             return
@@ -159,9 +266,7 @@ def _fill_mapped(fd: int, size: int, fill: Callable[[Any], None], durable: bool)
 
 def _linked(source: str | os.PathLike[str], target: str, durable: bool) -> str:
     """A temporary hard link to ``source`` beside ``target`` (a copy where links fail)."""
-    tmp = os.path.join(
-        os.path.dirname(target), f".{os.path.basename(target)}.{os.urandom(4).hex()}.tmp"
-    )
+    tmp = os.path.join(os.path.dirname(target), f"{_tmp_prefix(target)}{os.urandom(4).hex()}.tmp")
     try:
         os.link(source, tmp)
     except OSError:
@@ -210,18 +315,20 @@ def write_group(files: Sequence[SizedFile], *, durable: bool = True) -> None:
     try:
         for item in files:
             target = os.path.abspath(os.fspath(item.path))
-            folder = os.path.dirname(target)
             if item.link_from is not None:
-                temps.append((_linked(item.link_from, target, durable), target))
+                _check_target(target)
+                with _filesystem(target):
+                    temps.append((_linked(item.link_from, target, durable), target))
                 continue
-            fd, tmp = tempfile.mkstemp(
-                prefix="." + os.path.basename(target) + ".", suffix=".tmp", dir=folder
-            )
+            fd, tmp = _make_temporary(target)
             temps.append((tmp, target))
             try:
-                mode = os.stat(target).st_mode & 0o7777 if os.path.exists(target) else _FILE_MODE
-                os.fchmod(fd, mode)
-                os.ftruncate(fd, item.size)
+                with _filesystem(target):
+                    mode = (
+                        os.stat(target).st_mode & 0o7777 if os.path.exists(target) else _FILE_MODE
+                    )
+                    os.fchmod(fd, mode)
+                    os.ftruncate(fd, item.size)
                 if not item.mapped:
                     item.fill(fd)
                 elif item.size:
@@ -244,7 +351,8 @@ def write_group(files: Sequence[SizedFile], *, durable: bool = True) -> None:
                     os.link(target, kept)
                 except OSError:  # no hard links here: the previous file cannot come back
                     kept = None
-            os.replace(tmp, target)
+            with _filesystem(target):
+                os.replace(tmp, target)
             done.append((target, kept))
         if durable:
             for folder in sorted({os.path.dirname(t) for _, t in temps}):
