@@ -12,12 +12,14 @@ from __future__ import annotations
 import contextlib
 import mmap
 import os
+import stat
 import weakref
 from typing import Any
 
 import numpy as np
 
 from wireplan.core.closing import Closing
+from wireplan.errors import FileError
 
 __all__ = ["MappedFile", "as_memoryview", "drop_pages", "file_range", "view"]
 
@@ -116,7 +118,9 @@ class MappedFile(Closing):
     """A file mapped read-only into memory; ``buffer`` is a memoryview of its bytes.
 
     Use it as a context manager or call :meth:`close`.  Empty files have an
-    empty buffer (``mmap`` cannot map zero bytes).
+    empty buffer (``mmap`` cannot map zero bytes).  The file is opened
+    without blocking and must be a regular file: a FIFO, device or folder
+    raises :class:`~wireplan.errors.FileError` (an ``OSError``) at once.
     """
 
     __slots__ = ("__weakref__", "_fd", "_mm", "buffer", "path", "size")
@@ -124,14 +128,21 @@ class MappedFile(Closing):
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = os.fspath(path)
         self._fd = -1
-        with open(self.path, "rb") as f:
-            self.size = os.fstat(f.fileno()).st_size
-            self._mm: mmap.mmap | None = (
-                mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if self.size else None
-            )
-            if self._mm is not None:
-                self._fd = os.dup(f.fileno())
+        self._mm: mmap.mmap | None = None
+        # O_NONBLOCK: opening a FIFO for reading would wait for a writer forever.
+        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+        fd = os.open(self.path, flags | getattr(os, "O_BINARY", 0))
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise FileError(f"{self.path} is not a regular file", self.path)
+            self.size = st.st_size
+            if self.size:
+                self._mm = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+                self._fd = os.dup(fd)
                 _OPEN[id(self._mm)] = self
+        finally:
+            os.close(fd)
         self.buffer: memoryview = memoryview(self._mm) if self._mm is not None else memoryview(b"")
 
     @property

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import math
 import os
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -563,7 +564,7 @@ class _Sources:
         self.base = base
         self.files: dict[str, MappedFile] = {}
 
-    def view(self, location: str, offset: int, length: int | None, path: str) -> Any:
+    def view(self, location: str, offset: int, length: int | None, path: str, name: str) -> Any:
         if self.base is None:
             raise EncodeError(
                 "tensor data is external but the model's folder is unknown (pass a path or base_dir)",
@@ -571,6 +572,10 @@ class _Sources:
             )
         mf = self.files.get(location)
         if mf is None:
+            if "\0" in location or not location:
+                raise EncodeError(
+                    f"external tensor {name!r}: location {location!r} is not a file name", path
+                )
             target = (self.base / location).resolve()
             if not target.is_relative_to(self.base.resolve()):
                 raise EncodeError(
@@ -583,7 +588,8 @@ class _Sources:
         n = mf.size - offset if length is None else length
         if offset < 0 or n < 0 or offset + n > mf.size:
             raise EncodeError(
-                f"external data [{offset}, {offset + n}) lies outside {location!r} ({mf.size} bytes)",
+                f"external tensor {name!r}: data [{offset}, {offset + n}) lies outside "
+                f"{location!r} ({mf.size} bytes)",
                 path,
             )
         return np.frombuffer(mf.buffer[offset : offset + n], dtype=np.uint8)
@@ -600,6 +606,59 @@ _FOUR_BIT = {
     for name in ("INT4", "UINT4", "FLOAT4E2M1")
     if hasattr(onnx.TensorProto, name)
 }
+
+# Bits per element of the fixed-size ONNX types (others are not checked).
+_ELEMENT_BITS: dict[int, int] = {
+    getattr(onnx.TensorProto, name): bits
+    for name, bits in (
+        ("FLOAT", 32),
+        ("UINT8", 8),
+        ("INT8", 8),
+        ("UINT16", 16),
+        ("INT16", 16),
+        ("INT32", 32),
+        ("INT64", 64),
+        ("BOOL", 8),
+        ("FLOAT16", 16),
+        ("DOUBLE", 64),
+        ("UINT32", 32),
+        ("UINT64", 64),
+        ("COMPLEX64", 64),
+        ("COMPLEX128", 128),
+        ("BFLOAT16", 16),
+        ("FLOAT8E4M3FN", 8),
+        ("FLOAT8E4M3FNUZ", 8),
+        ("FLOAT8E5M2", 8),
+        ("FLOAT8E5M2FNUZ", 8),
+        ("INT4", 4),
+        ("UINT4", 4),
+        ("FLOAT4E2M1", 4),
+    )
+    if hasattr(onnx.TensorProto, name)
+}
+
+
+def _payload_size(p: onnx.TensorProto) -> int | None:
+    """The bytes a tensor's data takes (4-bit types packed two a byte); None when unknown."""
+    bits = _ELEMENT_BITS.get(p.data_type)
+    if bits is None or any(d < 0 for d in p.dims):
+        return None
+    count: int = math.prod(p.dims)
+    return (count * bits + 7) // 8
+
+
+def _entry_int(info: dict[str, str], key: str, name: str, path: str) -> int | None:
+    """A non-negative decimal external-data entry (``offset``, ``length``), None when absent."""
+    value = info.get(key)
+    if value is None:
+        return None
+    if not (value.isascii() and value.isdigit()) or len(value) > 20:
+        raise EncodeError(
+            f"external tensor {name!r}: {key} {value[:40]!r} is not a non-negative decimal "
+            "number of at most 20 digits",
+            path,
+        )
+    return int(value)
 
 
 def _readonly_u8(a: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
@@ -641,10 +700,18 @@ class _FromOnnx:
         if p.data_location == onnx.TensorProto.EXTERNAL:
             info = {e.key: e.value for e in p.external_data}
             if "location" not in info:
-                raise EncodeError("external tensor without a location", path)
-            length = int(info["length"]) if "length" in info else None
+                raise EncodeError(f"external tensor {p.name!r} without a location", path)
+            need = _payload_size(p)
+            length = _entry_int(info, "length", p.name, path)
+            if need is not None and length is not None and length != need:
+                raise EncodeError(
+                    f"external tensor {p.name!r} has length {length}, but its "
+                    f"{onnx.TensorProto.DataType.Name(p.data_type)} {list(p.dims)} takes {need} bytes",
+                    path,
+                )
+            offset = _entry_int(info, "offset", p.name, path) or 0
             t.raw_data = self.sources.view(
-                info["location"], int(info.get("offset", "0")), length, path
+                info["location"], offset, need if length is None else length, path, p.name
             )
             t.raw_data.flags.writeable = False
             return t
