@@ -39,8 +39,8 @@ def register(subparsers: Any) -> None:
     """Add ``wireplan dsdl layout``, ``compile``, ``encode`` and ``decode``."""
     dsdl = subparsers.add_parser(
         "dsdl",
-        help="Cyphal DSDL: compile namespaces to Python, show a type's layout",
-        description="Cyphal DSDL compiler.",
+        help="Cyphal DSDL: compile namespaces, show a type's plan, encode and decode values",
+        description="Cyphal DSDL: a compiler to Python serializers, its layout plan, values as JSON or YAML.",
     )
     sub = dsdl.add_subparsers(dest="dsdl_command", metavar="SUBCOMMAND")
     sub.required = True
