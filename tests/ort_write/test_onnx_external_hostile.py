@@ -19,6 +19,8 @@ from wireplan import EncodeError, WireplanError
 from wireplan.ort.onnx_bridge import from_onnx
 from wireplan.ort.writer import convert_onnx_to_ort
 
+from .peer import FORMAT_VERSION
+
 WEIGHTS = np.arange(6, dtype=np.float32).reshape(2, 3)
 
 
@@ -48,7 +50,7 @@ def _model(folder: Path, entries: dict[str, str], data: bytes | None = WEIGHTS.t
 
 def _convert(src: Path) -> Path:
     dst = src.with_suffix(".ort")
-    convert_onnx_to_ort(src, dst, durable=False)
+    convert_onnx_to_ort(src, dst, durable=False, format_version=FORMAT_VERSION)
     return dst
 
 
