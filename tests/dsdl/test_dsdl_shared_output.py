@@ -7,10 +7,12 @@ stale types, and a failed compile leaves the previous packages in place.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -26,16 +28,28 @@ from ._support import CORNER, REG, UAVCAN, class_for, full_name, serializable
 from ._values import same, values
 
 
-def _import_roots(out: Path, names: list[str]) -> dict[str, ModuleType]:
-    """The packages in ``out``, imported fresh in this process (``out`` first on the path)."""
-    for name in list(sys.modules):
-        if name.split(".")[0] in names:
-            del sys.modules[name]
+@contextlib.contextmanager
+def _import_roots(out: Path, names: list[str]) -> Iterator[dict[str, ModuleType]]:
+    """The packages in ``out``, imported fresh in this process (``out`` first on the path).
+
+    On leaving, ``sys.modules`` is as before: other tests of the same worker
+    (pycyphal's own ``uavcan``, imported by name) never see these packages.
+    """
+
+    def ours(name: str) -> bool:
+        return name.split(".")[0] in names
+
+    saved = {name: module for name, module in sys.modules.items() if ours(name)}
+    for name in saved:
+        del sys.modules[name]
     sys.path.insert(0, str(out))
     try:
-        return {n: importlib.import_module(n) for n in names}
+        yield {n: importlib.import_module(n) for n in names}
     finally:
         sys.path.remove(str(out))
+        for name in [name for name in sys.modules if ours(name)]:
+            del sys.modules[name]
+        sys.modules.update(saved)
 
 
 @pytest.fixture(scope="module")
@@ -73,12 +87,12 @@ def test_every_type_of_every_namespace_stays_importable_and_agrees_with_pydsdl(
         [sys.executable, "-c", code, str(one_by_one)], capture_output=True, text=True, check=False
     )
     assert done.returncode == 0, done.stderr
-    roots = _import_roots(one_by_one, ["uavcan", "reg", "corner"])
-    for t in types:
-        cls = class_for(roots, t)
-        assert full_name(t) == cls._FULL_NAME_
-        assert t == cls._MODEL_  # the pickled models sit next to the modules they describe
-        _agrees(t, cls)
+    with _import_roots(one_by_one, ["uavcan", "reg", "corner"]) as roots:
+        for t in types:
+            cls = class_for(roots, t)
+            assert full_name(t) == cls._FULL_NAME_
+            assert t == cls._MODEL_  # the pickled models sit next to the modules they describe
+            _agrees(t, cls)
 
 
 def _agrees(t: Any, cls: Any) -> None:
@@ -113,12 +127,12 @@ def test_a_partial_lookup_package_grows_to_the_whole_namespace(tmp_path: Path) -
     wireplan.dsdl.compile(src / "one", lookup=src / "base", output=out)
     assert "B_1_0" not in (out / "base" / "__init__.py").read_text()  # only what `one` uses
     wireplan.dsdl.compile(src / "two", lookup=src / "base", output=out)
-    roots = _import_roots(out, ["base", "one", "two"])
-    assert {"A_1_0", "B_1_0", "C_1_0"} <= set(dir(roots["base"]))  # compiled whole now
-    one = roots["one"].X_1_0(x=roots["base"].A_1_0(a=7))
-    assert roots["one"].X_1_0.deserialize(one.serialize()) == one
-    two = roots["two"].X_1_0(x=roots["base"].B_1_0(b=513))
-    assert two.serialize() == b"\x01\x02"
+    with _import_roots(out, ["base", "one", "two"]) as roots:
+        assert {"A_1_0", "B_1_0", "C_1_0"} <= set(dir(roots["base"]))  # compiled whole now
+        one = roots["one"].X_1_0(x=roots["base"].A_1_0(a=7))
+        assert roots["one"].X_1_0.deserialize(one.serialize()) == one
+        two = roots["two"].X_1_0(x=roots["base"].B_1_0(b=513))
+        assert two.serialize() == b"\x01\x02"
 
 
 def test_a_root_compiled_again_loses_its_stale_types(tmp_path: Path) -> None:
