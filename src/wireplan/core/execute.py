@@ -124,7 +124,9 @@ def _split(dst: np.ndarray[Any, Any], src: np.ndarray[Any, Any], chunk_bytes: in
     return [(dst[i : i + step], src[i : i + step]) for i in range(0, n, step)]
 
 
-def _copies_for(region: Region, dest_bytes: np.ndarray[Any, np.dtype[np.uint8]]) -> Copy:
+def _checked_source(region: Region) -> tuple[np.ndarray[Any, Any], np.dtype[Any]]:
+    """The source of ``region`` as an array and the dtype it is written as; refuses a
+    source whose size is not the region's planned length."""
     src = _source_array(region)
     dtype = region.dtype if region.dtype is not None else src.dtype
     if dtype.itemsize * src.size != region.length:
@@ -132,6 +134,11 @@ def _copies_for(region: Region, dest_bytes: np.ndarray[Any, np.dtype[np.uint8]])
             f"region {region.name!r}: {region.length} bytes planned, "
             f"source holds {dtype.itemsize * src.size}"
         )
+    return src, dtype
+
+
+def _copies_for(region: Region, dest_bytes: np.ndarray[Any, np.dtype[np.uint8]]) -> Copy:
+    src, dtype = _checked_source(region)
     if region.end > dest_bytes.shape[0]:
         raise ValueError(
             f"region {region.name!r} ends at {region.end}, past the destination "
@@ -194,13 +201,7 @@ _Piece = tuple[int, np.ndarray[Any, Any], np.dtype[Any]]
 
 def _pieces(region: Region, limit: int) -> list[_Piece]:
     """``region`` cut along its source's outermost axis into parts of at most ``limit`` bytes."""
-    src = _source_array(region)
-    dtype = region.dtype if region.dtype is not None else src.dtype
-    if dtype.itemsize * src.size != region.length:
-        raise ValueError(
-            f"region {region.name!r}: {region.length} bytes planned, "
-            f"source holds {dtype.itemsize * src.size}"
-        )
+    src, dtype = _checked_source(region)
     if region.length <= limit or src.ndim == 0:
         return [(region.offset, src, dtype)]
     if src.flags.c_contiguous:
