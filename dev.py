@@ -16,7 +16,8 @@ this file (or $WIREPLAN_VENV) with the newest pinned peers
 (constraints/dev.txt); `.venv-ort-1.15/` and `.venv-ort-1.20/` hold the
 older onnxruntime releases wireplan supports (constraints/ort-*.txt). Each is
 created on first use and refreshed when pyproject.toml, its constraints file or
-this file change.
+this file change. `.venv-nunavut-3.1/` holds nunavut 3.1, whose C output the
+DSDL C backend is tested and measured against.
 """
 
 from __future__ import annotations
@@ -65,6 +66,11 @@ OLD = {
     for name in ("ort-1.15", "ort-1.20")
 }
 
+# nunavut 3.1, the peer of the DSDL C backend: its `nnvg` writes the C headers our own are
+# compared with. pycyphal pins nunavut 2.x, so it lives in its own environment, which the
+# tests find through $WIREPLAN_NNVG.
+NUNAVUT = Env("nunavut-3.1", ROOT / ".venv-nunavut-3.1", ["nunavut"], "nunavut-3.1.txt", [])
+
 
 def _say(msg: str) -> None:
     print(f"[dev.py] {msg}", flush=True)
@@ -92,8 +98,8 @@ def setup(env: Env = MAIN) -> None:
     if env.stamp.exists() and env.stamp.read_text() == want:
         return
     log = env.path / "setup.log"
-    what = "its test peers" if env is MAIN else f"the {env.name} peers"
-    _say(f"installing wireplan and {what} (a few minutes the first time; log: {log})")
+    what = "wireplan and its test peers" if env is MAIN else f"the {env.name} environment"
+    _say(f"installing {what} (a few minutes the first time; log: {log})")
     pip = [str(env.python), "-m", "pip", "--disable-pip-version-check"]
     steps = [
         ["install", "--upgrade", "pip"],
@@ -139,6 +145,8 @@ def test(args: list[str]) -> int:
         ("mypy --strict", [BIN / "mypy", "--strict"]),
         ("pytest", [BIN / "pytest", "-n", "auto", "--dist", "loadfile", *args]),
     ]
+    setup(NUNAVUT)
+    os.environ.setdefault("WIREPLAN_NNVG", str(NUNAVUT.bin / "nnvg"))
     failed = []
     for name, cmd in steps:
         _say(name)
@@ -171,7 +179,7 @@ def main(argv: list[str]) -> int:
         return _old_env_tests(OLD[rest[0]], rest[1:])
     setup()
     if command == "setup":
-        for env in OLD.values():
+        for env in (*OLD.values(), NUNAVUT):
             setup(env)
         return 0
     if command == "demo":
