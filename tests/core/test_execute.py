@@ -1,10 +1,12 @@
 from __future__ import annotations
 
 import mmap
+import sys
+from unittest import mock
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from wireplan.core import Plan, execute, resolve_threads, run_copies
@@ -106,3 +108,28 @@ def test_run_copies_reports_worker_errors() -> None:
     dst = np.zeros(4, np.uint8)
     with pytest.raises(ValueError):
         run_copies([(dst, np.zeros(5, np.uint8))], threads=2)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.sampled_from(["i2", "u2", "i4", "f4", "i8", "f8"]),
+    st.integers(1, 7),
+    st.integers(4097, 40_000),
+    st.booleans(),
+)
+def test_misaligned_swapping_copy_matches_numpy(
+    dtype: str, offset: int, n: int, direct: bool
+) -> None:
+    # copy_array takes either route for a misaligned, byte-swapped destination (direct copy
+    # or the aligned scratch detour, by numpy version and item size); both must agree.
+    assume(offset % np.dtype(dtype).itemsize)
+    executor = sys.modules["wireplan.core.execute"]
+    sizes = frozenset({2, 4, 8}) if direct else frozenset()
+    src = np.arange(n, dtype=dtype).reshape(-1, 1) * 3 + 1
+    raw = np.zeros(src.nbytes + offset + 1, np.uint8)
+    dst = raw[offset : offset + src.nbytes].view(">" + dtype).reshape(src.shape)
+    assert not dst.flags.aligned
+    with mock.patch.object(executor, "_DIRECT_ITEMSIZES", sizes):
+        executor.copy_array(dst, src)
+    assert raw[offset : offset + src.nbytes].tobytes() == src.astype(">" + dtype).tobytes()
+    assert raw[:offset].sum() == 0 and raw[-1] == 0

@@ -241,10 +241,12 @@ def test_decoders_agree_on_wrong_arguments() -> None:
 
 
 def test_concurrent_encodes_and_decodes_do_not_interfere() -> None:
-    # Rank-1 float tensors: the data sits at byte 7, misaligned, so encode takes
-    # the chunked scratch-buffer path; a shared scratch buffer would mix threads' bytes.
+    # Rank-1 tensors: the data sits at byte 7, misaligned, so encode takes the chunked
+    # scratch-buffer path (float16 always; float32/64 under numpy < 2.3); a shared scratch
+    # buffer would mix threads' bytes.
     rng = np.random.default_rng(11)
-    arrays = [rng.standard_normal(300_000).astype(dt) for dt in (np.float32, np.float64)] * 2
+    dtypes = (np.float32, np.float64, np.float16)
+    arrays = [rng.standard_normal(300_000).astype(dt) for dt in dtypes] * 2
     arrays += [rng.standard_normal((700, 500)).astype(np.float32).T]
     wire = [np.ascontiguousarray(a).astype(a.dtype.newbyteorder(">")).tobytes() for a in arrays]
     want = [encode(a) for a in arrays]
