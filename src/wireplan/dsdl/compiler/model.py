@@ -137,6 +137,8 @@ class Constant:
     name: str
     kind: str  # "f", "b", "s" (str), "i"
     value: float | bool | str | int
+    bits: int = 0  # the width of its type (0 for a string)
+    signed: bool = False  # an integer constant of a signed type
 
 
 @dataclass(eq=False)

@@ -163,10 +163,12 @@ def _primitive(t: Any) -> Primitive:
 
 def _constant(c: Any) -> Constant:
     v = c.value.native_value
+    bits = int(getattr(c.data_type, "bit_length", 0))
     if isinstance(c.data_type, pydsdl.FloatType):
-        return Constant(c.name, "f", float(v))
+        return Constant(c.name, "f", float(v), bits)
     if isinstance(c.data_type, pydsdl.BooleanType):
-        return Constant(c.name, "b", bool(v))
+        return Constant(c.name, "b", bool(v), bits)
     if isinstance(v, str):
         return Constant(c.name, "s", v)
-    return Constant(c.name, "i", int(v))
+    signed = isinstance(c.data_type, pydsdl.SignedIntegerType)
+    return Constant(c.name, "i", int(v), bits, signed)

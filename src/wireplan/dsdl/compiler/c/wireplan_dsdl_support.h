@@ -1,0 +1,373 @@
+/*
+ * Support routines of the C headers that wireplan generates from Cyphal DSDL.
+ * Generated code includes this file; it is copied unchanged into every output folder.
+ *
+ * Byte order and layout: WIREPLAN_DSDL_LE is 1 where the compiler says the target is
+ * little-endian (for integers and floats) and WIREPLAN_DSDL_GENERIC is not defined; the
+ * generated code then moves byte-aligned numbers with memcpy.  Everywhere else it uses the
+ * portable shifts below, which are correct on any byte order.  Define WIREPLAN_DSDL_GENERIC
+ * (before including any generated header) to force the portable path.
+ */
+#ifndef WIREPLAN_DSDL_SUPPORT_H_INCLUDED
+#define WIREPLAN_DSDL_SUPPORT_H_INCLUDED
+
+#include <float.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifdef __cplusplus
+#    define WIREPLAN_DSDL_STATIC_ASSERT(x, m) static_assert(x, m)
+#else
+#    if !defined(__STDC_VERSION__) || (__STDC_VERSION__ < 201112L)
+#        error "the headers wireplan generates from DSDL need C11 or later"
+#    endif
+#    define WIREPLAN_DSDL_STATIC_ASSERT(x, m) _Static_assert(x, m)
+#endif
+
+/* Error codes: the same names and values as nunavut's (functions return them negated). */
+#ifndef NUNAVUT_SUCCESS
+#    define NUNAVUT_SUCCESS 0
+#endif
+#ifndef NUNAVUT_ERROR_INVALID_ARGUMENT
+#    define NUNAVUT_ERROR_INVALID_ARGUMENT 2
+#endif
+#ifndef NUNAVUT_ERROR_SERIALIZATION_BUFFER_TOO_SMALL
+#    define NUNAVUT_ERROR_SERIALIZATION_BUFFER_TOO_SMALL 3
+#endif
+#ifndef NUNAVUT_ERROR_REPRESENTATION_BAD_ARRAY_LENGTH
+#    define NUNAVUT_ERROR_REPRESENTATION_BAD_ARRAY_LENGTH 10
+#endif
+#ifndef NUNAVUT_ERROR_REPRESENTATION_BAD_UNION_TAG
+#    define NUNAVUT_ERROR_REPRESENTATION_BAD_UNION_TAG 11
+#endif
+#ifndef NUNAVUT_ERROR_REPRESENTATION_BAD_DELIMITER_HEADER
+#    define NUNAVUT_ERROR_REPRESENTATION_BAD_DELIMITER_HEADER 12
+#endif
+
+WIREPLAN_DSDL_STATIC_ASSERT(CHAR_BIT == 8, "wireplan DSDL headers need 8-bit bytes");
+WIREPLAN_DSDL_STATIC_ASSERT((sizeof(float) == 4) && (FLT_MANT_DIG == 24) && (FLT_MAX_EXP == 128),
+                            "wireplan DSDL headers need IEEE 754 binary32 float");
+WIREPLAN_DSDL_STATIC_ASSERT((sizeof(double) == 8) && (DBL_MANT_DIG == 53) && (DBL_MAX_EXP == 1024),
+                            "wireplan DSDL headers need IEEE 754 binary64 double");
+
+#if !defined(WIREPLAN_DSDL_GENERIC) && defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && \
+    (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) &&                                                   \
+    (!defined(__FLOAT_WORD_ORDER__) || (__FLOAT_WORD_ORDER__ == __ORDER_LITTLE_ENDIAN__))
+#    define WIREPLAN_DSDL_LE 1
+#else
+#    define WIREPLAN_DSDL_LE 0
+#endif
+
+/* -- byte-aligned loads and stores, little-endian on the wire ---------------------------------- */
+
+static inline void wireplanSt16(uint8_t* const p, const uint16_t v)
+{
+#if WIREPLAN_DSDL_LE
+    memcpy(p, &v, 2U);
+#else
+    p[0] = (uint8_t) v;
+    p[1] = (uint8_t) (v >> 8U);
+#endif
+}
+
+static inline void wireplanSt32(uint8_t* const p, const uint32_t v)
+{
+#if WIREPLAN_DSDL_LE
+    memcpy(p, &v, 4U);
+#else
+    for (unsigned i = 0U; i < 4U; i++)
+    {
+        p[i] = (uint8_t) (v >> (8U * i));
+    }
+#endif
+}
+
+static inline void wireplanSt64(uint8_t* const p, const uint64_t v)
+{
+#if WIREPLAN_DSDL_LE
+    memcpy(p, &v, 8U);
+#else
+    for (unsigned i = 0U; i < 8U; i++)
+    {
+        p[i] = (uint8_t) (v >> (8U * i));
+    }
+#endif
+}
+
+static inline uint16_t wireplanLd16(const uint8_t* const p)
+{
+#if WIREPLAN_DSDL_LE
+    uint16_t v;
+    memcpy(&v, p, 2U);
+    return v;
+#else
+    return (uint16_t) (p[0] | ((uint16_t) p[1] << 8U));
+#endif
+}
+
+static inline uint32_t wireplanLd32(const uint8_t* const p)
+{
+#if WIREPLAN_DSDL_LE
+    uint32_t v;
+    memcpy(&v, p, 4U);
+    return v;
+#else
+    uint32_t v = 0U;
+    for (unsigned i = 0U; i < 4U; i++)
+    {
+        v |= ((uint32_t) p[i]) << (8U * i);
+    }
+    return v;
+#endif
+}
+
+static inline uint64_t wireplanLd64(const uint8_t* const p)
+{
+#if WIREPLAN_DSDL_LE
+    uint64_t v;
+    memcpy(&v, p, 8U);
+    return v;
+#else
+    uint64_t v = 0U;
+    for (unsigned i = 0U; i < 8U; i++)
+    {
+        v |= ((uint64_t) p[i]) << (8U * i);
+    }
+    return v;
+#endif
+}
+
+/* -- floats as their IEEE 754 bits ------------------------------------------------------------- */
+
+static inline uint32_t wireplanF32Bits(const float x)
+{
+    uint32_t v;
+    memcpy(&v, &x, 4U);
+    return v;
+}
+
+static inline float wireplanF32From(const uint32_t v)
+{
+    float x;
+    memcpy(&x, &v, 4U);
+    return x;
+}
+
+static inline uint64_t wireplanF64Bits(const double x)
+{
+    uint64_t v;
+    memcpy(&v, &x, 8U);
+    return v;
+}
+
+static inline double wireplanF64From(const uint64_t v)
+{
+    double x;
+    memcpy(&x, &v, 8U);
+    return x;
+}
+
+/* float -> binary16 bits, rounding to nearest even; too large: infinity; NaN keeps its payload's
+   upper bits.  saturate: finite values beyond the range become +-65504 (DSDL saturated float16). */
+static inline uint16_t wireplanF16Pack(const float x, const bool saturate)
+{
+    const uint32_t b = wireplanF32Bits(x);
+    const uint16_t sign = (uint16_t) ((b >> 16U) & 0x8000U);
+    const uint32_t e = (b >> 23U) & 0xFFU;
+    uint32_t m = b & 0x7FFFFFU;
+    if (e == 0xFFU)
+    {
+        if (m == 0U)
+        {
+            return (uint16_t) (sign | 0x7C00U);
+        }
+        const uint16_t payload = (uint16_t) (m >> 13U);
+        return (uint16_t) (sign | 0x7C00U | (payload != 0U ? payload : 0x200U));
+    }
+    const int32_t exp = (int32_t) e - 127 + 15;
+    uint32_t out;
+    if (exp >= 31)
+    {
+        out = 0x7C00U;
+    }
+    else if (exp <= 0)
+    {
+        if (exp < -10)
+        {
+            out = 0U;
+        }
+        else
+        {
+            m |= 0x800000U;
+            const uint32_t shift = (uint32_t) (14 - exp);
+            out = m >> shift;
+            const uint32_t rest = m & ((1UL << shift) - 1U);
+            const uint32_t half = 1UL << (shift - 1U);
+            if ((rest > half) || ((rest == half) && ((out & 1U) != 0U)))
+            {
+                out++;
+            }
+        }
+    }
+    else
+    {
+        out = ((uint32_t) exp << 10U) | (m >> 13U);
+        const uint32_t rest = m & 0x1FFFU;
+        if ((rest > 0x1000U) || ((rest == 0x1000U) && ((out & 1U) != 0U)))
+        {
+            out++; /* may carry into the exponent, up to infinity: correct */
+        }
+    }
+    if (saturate && (out >= 0x7C00U))
+    {
+        out = 0x7BFFU;
+    }
+    return (uint16_t) (sign | out);
+}
+
+static inline float wireplanF16Unpack(const uint16_t h)
+{
+    const uint32_t sign = ((uint32_t) (h & 0x8000U)) << 16U;
+    const uint32_t e = (h >> 10U) & 0x1FU;
+    uint32_t m = h & 0x3FFU;
+    uint32_t b;
+    if (e == 0x1FU)
+    {
+        b = sign | 0x7F800000UL | (m << 13U);
+    }
+    else if (e != 0U)
+    {
+        b = sign | ((e - 15U + 127U) << 23U) | (m << 13U);
+    }
+    else if (m == 0U)
+    {
+        b = sign;
+    }
+    else
+    {
+        uint32_t exp = 127U - 15U + 1U;
+        while ((m & 0x400U) == 0U)
+        {
+            m <<= 1U;
+            exp--;
+        }
+        b = sign | (exp << 23U) | ((m & 0x3FFU) << 13U);
+    }
+    return wireplanF32From(b);
+}
+
+/* -- bits at a position known at run time ------------------------------------------------------ */
+
+/* Writes the low n bits (n <= 64) of v at bit off.  Bits below off in the first byte are kept;
+   the rest of every byte written is overwritten, so the bits above the end are zero (the
+   generated serializers rely on this: every byte past the write position is fresh). */
+static inline void wireplanSetBits(uint8_t* const buf, const size_t off, uint64_t v, const unsigned n)
+{
+    if (n < 64U)
+    {
+        v &= (((uint64_t) 1U) << n) - 1U;
+    }
+    size_t byte = off / 8U;
+    const unsigned shift = (unsigned) (off % 8U);
+    unsigned done = 0U;
+    if (shift != 0U)
+    {
+        buf[byte] = (uint8_t) ((buf[byte] & ((1U << shift) - 1U)) | (uint8_t) (v << shift));
+        done = 8U - shift;
+        byte++;
+    }
+    while (done < n)
+    {
+        buf[byte] = (uint8_t) (v >> done);
+        done += 8U;
+        byte++;
+    }
+}
+
+/* Reads n bits (n <= 64) at bit off; bytes at or past cap read as zero (implicit zero extension). */
+static inline uint64_t wireplanGetBits(const uint8_t* const buf, const size_t cap, const size_t off, const unsigned n)
+{
+    uint64_t v = 0U;
+    size_t byte = off / 8U;
+    const unsigned shift = (unsigned) (off % 8U);
+    int have = -(int) shift;
+    while (have < (int) n)
+    {
+        const uint64_t b = (byte < cap) ? buf[byte] : 0U;
+        v |= (have >= 0) ? (b << (unsigned) have) : (b >> (unsigned) (-have));
+        have += 8;
+        byte++;
+    }
+    if (n < 64U)
+    {
+        v &= (((uint64_t) 1U) << n) - 1U;
+    }
+    return v;
+}
+
+/* The n-bit two's complement value in the low bits of v, sign-extended. */
+static inline int64_t wireplanSext(const uint64_t v, const unsigned n)
+{
+    if (n >= 64U)
+    {
+        return (int64_t) v;
+    }
+    const uint64_t sign = ((uint64_t) 1U) << (n - 1U);
+    const uint64_t low = v & ((sign << 1U) - 1U);
+    return (low & sign) ? -(int64_t) ((sign << 1U) - low) : (int64_t) low;
+}
+
+/* Copies count bits of a packed bool array (LSB first) from src to dst at bit off (runtime). */
+static inline void wireplanSetBitArray(uint8_t* const dst, const size_t off, const uint8_t* const src, const size_t count)
+{
+    size_t i = 0U;
+    for (; (i + 8U) <= count; i += 8U)
+    {
+        wireplanSetBits(dst, off + i, src[i / 8U], 8U);
+    }
+    if (i < count)
+    {
+        wireplanSetBits(dst, off + i, src[i / 8U], (unsigned) (count - i));
+    }
+}
+
+/* Reads count packed bools at bit off into dst (LSB first); unused bits of the last byte are 0. */
+static inline void wireplanGetBitArray(uint8_t* const dst, const uint8_t* const buf, const size_t cap, const size_t off,
+                                       const size_t count)
+{
+    size_t i = 0U;
+    for (; (i + 8U) <= count; i += 8U)
+    {
+        dst[i / 8U] = (uint8_t) wireplanGetBits(buf, cap, off + i, 8U);
+    }
+    if (i < count)
+    {
+        dst[i / 8U] = (uint8_t) wireplanGetBits(buf, cap, off + i, (unsigned) (count - i));
+    }
+}
+
+/* Copies n bytes from buf at byte pos into dst; bytes at or past cap read as zero. */
+static inline void wireplanGetBytes(uint8_t* const dst, const uint8_t* const buf, const size_t cap, const size_t pos,
+                                    const size_t n)
+{
+    const size_t avail = (pos < cap) ? (cap - pos) : 0U;
+    const size_t take = (n < avail) ? n : avail;
+    if (take > 0U)
+    {
+        memcpy(dst, &buf[pos], take);
+    }
+    if (take < n)
+    {
+        memset(&dst[take], 0, n - take);
+    }
+}
+
+static inline size_t wireplanMin(const size_t a, const size_t b)
+{
+    return (a < b) ? a : b;
+}
+
+#endif /* WIREPLAN_DSDL_SUPPORT_H_INCLUDED */
