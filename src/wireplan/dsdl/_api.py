@@ -171,13 +171,98 @@ def _write_package(
     return {lay.name: lay for lay in layouts}
 
 
+C_BUILD_FILE = "_wireplan_c.json"
+
+
+def _write_c(roots: Sequence[Path], lookup: Sequence[Path], output: Path) -> None:
+    """Write the C headers of ``roots`` (and of the lookup types they use) into ``output``.
+
+    A compiled root's folder is replaced whole (no stale headers); the
+    headers of a lookup namespace are written one by one into its folder, so
+    the headers already there (from compiling that namespace before) stay.
+    The support header goes to ``output/wireplan/dsdl/support.h``.  A
+    namespace folder that wireplan did not write is never touched.
+    """
+    from wireplan.dsdl import compiler
+    from wireplan.dsdl.compiler.emit_c import SUPPORT_HEADER, generate_c
+    from wireplan.dsdl.compiler.plan_c import annotate
+
+    types = compiler.read_types(roots, lookup)
+    files, cplans = generate_c(types)
+    layouts: dict[str, list[dict[str, Any]]] = {}
+    for plan in compiler.plans(types):
+        lay = annotate(compiler.report(plan), cplans[plan.type.key])
+        layouts.setdefault(lay.name.split(".")[0], []).append(lay.to_dict())
+    support_top = SUPPORT_HEADER.split("/")[0]
+    tops = sorted({rel.split("/")[0] for rel in files} - {support_top})
+    compiled = {_root_name(r) for r in roots}
+    for top in tops:
+        dest = output / top
+        if dest.exists() and not (dest / C_BUILD_FILE).is_file():
+            raise WireplanError(
+                f"{dest}: exists and was not written by wireplan's C backend; not replacing it "
+                "(choose another output folder)"
+            )
+    staging = Path(tempfile.mkdtemp(prefix=".wireplan-compile-", dir=output))
+    swapped: list[tuple[Path, Path | None]] = []
+    try:
+        for top in tops:
+            folder = staging / top
+            mine = {rel: text for rel, text in files.items() if rel.split("/")[0] == top}
+            items = {item["name"]: item for item in layouts.get(top, [])}
+            if top not in compiled and (output / top).exists():
+                folder = output / top  # a lookup namespace: add its headers, keep the others
+                with contextlib.suppress(OSError, ValueError):
+                    old = json.loads((folder / LAYOUT_FILE).read_text())
+                    items = {item["name"]: item for item in old} | items
+            for rel, text in mine.items():
+                _put(folder.parent / rel, text.encode())
+            _put(folder / LAYOUT_FILE, json.dumps(list(items.values()), indent=1).encode())
+            build = {"generator": compiler.source_digest([], []), "language": "c"}
+            _put(folder / C_BUILD_FILE, json.dumps(build).encode())
+        _put(output / SUPPORT_HEADER, files[SUPPORT_HEADER].encode())
+        for top in tops:
+            if not (staging / top).exists():
+                continue
+            dest = output / top
+            previous = None
+            if dest.exists():
+                previous = staging / f"{top}.previous"
+                os.replace(dest, previous)
+            swapped.append((dest, previous))
+            os.replace(staging / top, dest)
+    except BaseException:
+        for dest, previous in reversed(swapped):
+            if dest.exists():
+                shutil.rmtree(dest, ignore_errors=True)
+            if previous is not None:
+                os.replace(previous, dest)
+        raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _put(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_bytes(path, data, durable=False)
+
+
+LANGUAGES = ("python", "c")
+
+
 def compile(
     root_namespace_dirs: PathLike | Iterable[PathLike],
     *,
     lookup: PathLike | Iterable[PathLike] = (),
     output: PathLike,
+    language: str = "python",
 ) -> Path:
     """Compile the DSDL root namespaces into an importable package under ``output``.
+
+    ``language="c"`` writes C11 headers instead, a drop-in for nunavut 3.1's
+    (``nnvg --target-language c``): ``output/uavcan/node/Heartbeat_1_0.h``
+    and the support header ``output/wireplan/dsdl/support.h`` (see
+    docs/dsdl-c.md); the same rules for roots, lookups and folders apply.
 
     Writes one package per root namespace (``output/uavcan/...``), a module
     per namespace with a class per type and version (``Heartbeat_1_0``);
@@ -193,11 +278,16 @@ def compile(
     Raises :class:`~wireplan.dsdl.compiler.CompileError` (a
     :class:`~wireplan.WireplanError`) on DSDL that pydsdl rejects.
     """
+    if language not in LANGUAGES:
+        raise WireplanError(f"unknown language {language!r}: choose one of {', '.join(LANGUAGES)}")
     roots, lookups = _paths(root_namespace_dirs), _paths(lookup)
     _check_dirs([*roots, *lookups])
     out = Path(output)
     out.mkdir(parents=True, exist_ok=True)
-    _write_package(roots, lookups, out)
+    if language == "c":
+        _write_c(roots, lookups, out)
+    else:
+        _write_package(roots, lookups, out)
     return out
 
 

@@ -21,6 +21,8 @@ class FieldLayout:
     reason: str
     run: int = 0  # the run it belongs to
     run_bit: int | None = None  # its bit offset from the start of the run, when static
+    c_strategy: str = ""  # the C backend's strategy (empty when not planned)
+    c_reason: str = ""
 
 
 @dataclass
@@ -50,6 +52,8 @@ class TypeLayout:
     fields: list[FieldLayout] = field(default_factory=list)
     runs: list[RunLayout] = field(default_factory=list)
     facts: dict[str, bool] = field(default_factory=dict)
+    c_strategy: str = ""  # the C backend's strategy for the whole type (empty when not planned)
+    c_reason: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data (for JSON)."""
@@ -69,6 +73,8 @@ class TypeLayout:
             f"{self.min_bytes}..{self.max_bytes} bytes, extent {self.extent_bytes} bytes",
             f"strategy: {self.strategy} ({self.reason})",
         ]
+        if self.c_strategy:
+            lines.append(f"C strategy: {self.c_strategy} ({self.c_reason})")
         if self.facts:
             lines.append("facts: " + ", ".join(f"{k}={v}" for k, v in self.facts.items()))
         for r in self.runs:
@@ -78,9 +84,13 @@ class TypeLayout:
             lines.append(f"run {r.index}{where}: {size}, starts at {r.start}")
         width = max([len(f.path) for f in self.fields] + [5])
         twidth = max([len(f.type) for f in self.fields] + [4])
+        cwidth = max([len(f.c_strategy) for f in self.fields] + [0])
+        if cwidth:
+            cwidth = max(cwidth, 10)
+        c_head = f"{'C strategy':<{cwidth}}  " if cwidth else ""
         lines.append(
             f"{'field':<{width}}  {'type':<{twidth}}  {'offset bits':>13}  align  run  "
-            f"{'at':>4}  strategy"
+            f"{'at':>4}  {c_head}strategy"
         )
         for f in self.fields:
             off = (
@@ -89,8 +99,9 @@ class TypeLayout:
                 else f"{f.offset_min}..{f.offset_max}"
             )
             at = "-" if f.run_bit is None else str(f.run_bit)
+            c_col = f"{f.c_strategy:<{cwidth}}  " if cwidth else ""
             lines.append(
                 f"{f.path:<{width}}  {f.type:<{twidth}}  {off:>13}  {f.alignment:>5}  "
-                f"{f.run:>3}  {at:>4}  {f.strategy}: {f.reason}"
+                f"{f.run:>3}  {at:>4}  {c_col}{f.strategy}: {f.reason}"
             )
         return "\n".join(lines)

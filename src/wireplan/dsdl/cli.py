@@ -25,10 +25,18 @@ def _cmd_compile(args: argparse.Namespace, out: TextIO) -> int:
     from wireplan.dsdl import compile
 
     start = time.perf_counter()
-    target = compile(args.dirs, lookup=args.lookup or (), output=args.output)
-    packages = sorted(p.name for p in target.iterdir() if (p / "__init__.py").exists())
+    target = compile(
+        args.dirs, lookup=args.lookup or (), output=args.output, language=args.language
+    )
+    if args.language == "c":
+        mark = "_wireplan_c.json"
+        what = "C headers"
+    else:
+        mark = "__init__.py"
+        what = "Python packages"
+    packages = sorted(p.name for p in target.iterdir() if (p / mark).exists())
     print(
-        f"compiled {', '.join(args.dirs)} into {target} ({', '.join(packages)}) "
+        f"compiled {', '.join(args.dirs)} into {target} ({what}: {', '.join(packages)}) "
         f"in {time.perf_counter() - start:.2f} s",
         file=out,
     )
@@ -57,12 +65,19 @@ def register(subparsers: Any) -> None:
 
     comp = sub.add_parser(
         "compile",
-        help="generate an importable Python package",
-        description="Generate Python packages (one per root namespace) into OUT.",
+        help="generate an importable Python package, or C headers (--language c)",
+        description="Generate Python packages (one per root namespace) into OUT, or C11 headers "
+        "with nunavut 3.1's API (--language c).",
     )
     comp.add_argument("dirs", nargs="+", metavar="DIR", help="root namespace folder(s)")
     comp.add_argument("--lookup", action="append", metavar="DIR", help="namespace they depend on")
     comp.add_argument("-o", "--output", required=True, metavar="OUT", help="output folder")
+    comp.add_argument(
+        "--language",
+        choices=("python", "c"),
+        default="python",
+        help="python (default): importable packages; c: C11 headers (docs/dsdl-c.md)",
+    )
     comp.set_defaults(handler=_cmd_compile)
 
     from wireplan.dsdl import _cli_values

@@ -7,7 +7,10 @@
   with its strategy, offsets and the reason for the choice (plain data, no
   Python in it), and gives the layout report;
 - :mod:`.emit_python` renders a plan as Python source; :mod:`.package`
-  lays the generated files out as packages.
+  lays the generated files out as packages;
+- :mod:`.plan_c` decides the C backend's strategies from the same model
+  (whole-object memcpy, loads, copies, bit-level code) and :mod:`.emit_c`
+  renders them as C headers with nunavut's API.
 """
 
 from __future__ import annotations
@@ -50,8 +53,11 @@ def plans(types: Sequence[TopType]) -> list[TypePlan]:
 
 
 def analyse(types: Sequence[TopType]) -> list[TypeLayout]:
-    """The layouts of ``types`` (and every type they reach) without generating code."""
-    return [report(p) for p in plans(types)]
+    """The layouts of ``types`` (and every type they reach) without generating code, with the
+    C backend's strategy beside the Python one."""
+    from .plan_c import annotate, plan_c
+
+    return [annotate(report(p), plan_c(p.type)) for p in plans(types)]
 
 
 def models(types: Sequence[TopType]) -> dict[str, dict[str, object]]:

@@ -36,12 +36,14 @@ Everything here is data (names are DSDL names); :mod:`.emit_c` renders it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+from wireplan.dsdl._layout import TypeLayout
 
 from .model import Array, Composite, DataType, Primitive
 from .plan import plain_fixed
 
-__all__ = ["CBody", "CPlan", "CRun", "CStep", "memcpy_layout", "plan_c", "strategies"]
+__all__ = ["CBody", "CPlan", "CRun", "CStep", "annotate", "memcpy_layout", "plan_c", "strategies"]
 
 
 @dataclass(frozen=True)
@@ -166,10 +168,19 @@ def strategies(plan: CPlan) -> dict[str, tuple[str, str]]:
 
     if plan.body is not None:
         visit(plan.body, "")
-    for k, v in enumerate(plan.variants):
-        del k
+    for v in plan.variants:
         visit(v, "")
     return out
+
+
+def annotate(layout: TypeLayout, plan: CPlan) -> TypeLayout:
+    """The layout report with the C strategy of the type and of each field beside the Python one."""
+    by_path = strategies(plan)
+    fields = []
+    for f in layout.fields:
+        c = by_path.get(f.path, ("", ""))
+        fields.append(replace(f, c_strategy=c[0], c_reason=c[1]))
+    return replace(layout, fields=fields, c_strategy=plan.strategy, c_reason=plan.reason)
 
 
 class _Walk:
