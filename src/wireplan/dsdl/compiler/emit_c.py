@@ -26,18 +26,138 @@ SUPPORT_HEADER = "wireplan/dsdl/support.h"
 # nunavut 3.1's reserved identifiers for C (C and C++ keywords, preprocessor words) and the
 # patterns of names reserved by the C standard library: a match gets a leading underscore.
 _RESERVED = frozenset(
-    """asm auto break case char const continue default defined do double error else elif endif
-    enum extern float for fortran goto if ifdef ifndef include inline int line long pragma register
-    restrict return short signed sizeof static struct switch typedef undef union unsigned void
-    volatile while _Alignas _Alignof _Atomic _Bool _Complex _Generic _Imaginary _Noreturn _Pragma
-    _Static_assert _Thread_local alignas alignof and and_eq atomic_cancel atomic_commit
-    atomic_noexcept bitand bitor bool catch char8_t char16_t char32_t class compl concept
-    consteval constexpr constinit const_cast co_await co_return co_yield decltype delete
-    dynamic_cast explicit export false friend mutable namespace new noexcept not not_eq nullptr
-    operator or or_eq private protected public reflexpr reinterpret_cast requires static_assert
-    static_cast synchronized template this thread_local throw true try typeid typename using
-    virtual wchar_t xor xor_eq override final import module transaction_safe
-    transaction_safe_dynamic define __has_include __has_cpp_attribute pascal""".split()
+    [
+        "asm",
+        "auto",
+        "break",
+        "case",
+        "char",
+        "const",
+        "continue",
+        "default",
+        "defined",
+        "do",
+        "double",
+        "error",
+        "else",
+        "elif",
+        "endif",
+        "enum",
+        "extern",
+        "float",
+        "for",
+        "fortran",
+        "goto",
+        "if",
+        "ifdef",
+        "ifndef",
+        "include",
+        "inline",
+        "int",
+        "line",
+        "long",
+        "pragma",
+        "register",
+        "restrict",
+        "return",
+        "short",
+        "signed",
+        "sizeof",
+        "static",
+        "struct",
+        "switch",
+        "typedef",
+        "undef",
+        "union",
+        "unsigned",
+        "void",
+        "volatile",
+        "while",
+        "_Alignas",
+        "_Alignof",
+        "_Atomic",
+        "_Bool",
+        "_Complex",
+        "_Generic",
+        "_Imaginary",
+        "_Noreturn",
+        "_Pragma",
+        "_Static_assert",
+        "_Thread_local",
+        "alignas",
+        "alignof",
+        "and",
+        "and_eq",
+        "atomic_cancel",
+        "atomic_commit",
+        "atomic_noexcept",
+        "bitand",
+        "bitor",
+        "bool",
+        "catch",
+        "char8_t",
+        "char16_t",
+        "char32_t",
+        "class",
+        "compl",
+        "concept",
+        "consteval",
+        "constexpr",
+        "constinit",
+        "const_cast",
+        "co_await",
+        "co_return",
+        "co_yield",
+        "decltype",
+        "delete",
+        "dynamic_cast",
+        "explicit",
+        "export",
+        "false",
+        "friend",
+        "mutable",
+        "namespace",
+        "new",
+        "noexcept",
+        "not",
+        "not_eq",
+        "nullptr",
+        "operator",
+        "or",
+        "or_eq",
+        "private",
+        "protected",
+        "public",
+        "reflexpr",
+        "reinterpret_cast",
+        "requires",
+        "static_assert",
+        "static_cast",
+        "synchronized",
+        "template",
+        "this",
+        "thread_local",
+        "throw",
+        "true",
+        "try",
+        "typeid",
+        "typename",
+        "using",
+        "virtual",
+        "wchar_t",
+        "xor",
+        "xor_eq",
+        "override",
+        "final",
+        "import",
+        "module",
+        "transaction_safe",
+        "transaction_safe_dynamic",
+        "define",
+        "__has_include",
+        "__has_cpp_attribute",
+        "pascal",
+    ]
 )
 _PATTERNS = [
     re.compile(p)
@@ -353,7 +473,9 @@ class _Ser:
         i = fn.fresh("i")
         fn(f"for (size_t {i} = 0U; {i} < {n}U; ++{i})")
         fn.open()
-        fn(f"wireplanSetBits({p}, {s.at}U + ({i} * {el.bits}U), {_to_wire(el, f'{x}[{i}]')}, {el.bits}U);")
+        fn(
+            f"wireplanSetBits({p}, {s.at}U + ({i} * {el.bits}U), {_to_wire(el, f'{x}[{i}]')}, {el.bits}U);"
+        )
         fn.close()
 
     def dynamic(self, s: CStep, base: str) -> None:
@@ -510,7 +632,11 @@ class _De:
             arr = base + ".".join(strop(n) for n in s.path)
             v = f"*(&{p}[{s.at // 8}U])" if s.strategy == "load" and t.bits == 8 else None
             if v is None:
-                v = (_LD[t.bits] + f"(&{p}[{s.at // 8}U])") if s.strategy == "load" else _read_static(p, s.at, t.bits)
+                v = (
+                    (_LD[t.bits] + f"(&{p}[{s.at // 8}U])")
+                    if s.strategy == "load"
+                    else _read_static(p, s.at, t.bits)
+                )
             fn(f"{arr}.count = (size_t) ({v});")
             fn(f"if ({arr}.count > {s.capacity}U)")
             fn("{", "    return -NUNAVUT_ERROR_REPRESENTATION_BAD_ARRAY_LENGTH;", "}")
@@ -563,7 +689,9 @@ class _De:
         if isinstance(t, Primitive):
             if s.role == "length":
                 arr = base + ".".join(strop(n) for n in s.path)
-                fn(f"{arr}.count = (size_t) wireplanGetBits(buffer, capacity_bytes, off, {t.bits}U);")
+                fn(
+                    f"{arr}.count = (size_t) wireplanGetBits(buffer, capacity_bytes, off, {t.bits}U);"
+                )
                 fn(f"if ({arr}.count > {s.capacity}U)")
                 fn("{", "    return -NUNAVUT_ERROR_REPRESENTATION_BAD_ARRAY_LENGTH;", "}")
             elif s.strategy != "padding":
@@ -610,7 +738,9 @@ class _De:
             fn.open()
             fn(f"const size_t {n} = {count};")
             if el.kind == "b":
-                fn(f"wireplanGetBytes(&{bits}[0], buffer, capacity_bytes, off / 8U, ({n} + 7U) / 8U);")
+                fn(
+                    f"wireplanGetBytes(&{bits}[0], buffer, capacity_bytes, off / 8U, ({n} + 7U) / 8U);"
+                )
                 fn(f"if (({n} % 8U) != 0U)")
                 fn.open()
                 fn(f"{bits}[{n} / 8U] = (uint8_t) ({bits}[{n} / 8U] & ((1U << ({n} % 8U)) - 1U));")
@@ -637,7 +767,9 @@ class _De:
                 fn(f"for (size_t {i} = 0U; {i} < {n}; ++{i})")
                 fn.open()
                 fn(f"uint8_t _b[{size}];")
-                fn(f"wireplanGetBytes(_b, buffer, capacity_bytes, {pos} + ({i} * {size}U), {size}U);")
+                fn(
+                    f"wireplanGetBytes(_b, buffer, capacity_bytes, {pos} + ({i} * {size}U), {size}U);"
+                )
                 fn(f"{elems}[{i}] = {_load(el, '&_b[0]')};")
                 fn.close()
                 fn.close()
@@ -852,7 +984,9 @@ def _deserialize(t: Composite, plan: CPlan, ref: str) -> list[str]:
     de = _De(fn)
     if plan.memcpy_bytes is not None:
         fn("#if WIREPLAN_DSDL_LE")
-        fn(f"wireplanGetBytes((uint8_t*) out_obj, buffer, capacity_bytes, 0U, {plan.memcpy_bytes}U);")
+        fn(
+            f"wireplanGetBytes((uint8_t*) out_obj, buffer, capacity_bytes, 0U, {plan.memcpy_bytes}U);"
+        )
         fn(f"off = {plan.memcpy_bytes * 8}U;")
         fn("#else")
     if plan.body is not None:
@@ -951,7 +1085,9 @@ def _reachable(types: Iterable[TopType]) -> dict[tuple[str, int, int], Composite
     return seen
 
 
-def generate_c(types: Sequence[TopType]) -> tuple[dict[str, str], dict[tuple[str, int, int], CPlan]]:
+def generate_c(
+    types: Sequence[TopType],
+) -> tuple[dict[str, str], dict[tuple[str, int, int], CPlan]]:
     """Header files (relative path -> text) for ``types`` and every type they reach, and the
     C plans by type key.  Service halves are written in their service's header."""
     comps = _reachable(types)
@@ -965,16 +1101,9 @@ def generate_c(types: Sequence[TopType]) -> tuple[dict[str, str], dict[tuple[str
             files[path] = _file(t.name, t.version, t.fixed_port_id, [t.request, t.response],
                                 plans, True)  # fmt: skip
     for key, c in comps.items():
-        if key in halves or c.name.rsplit(".", 1)[-1] in ("Request", "Response") and _is_half(c):
+        if key in halves:
             continue
         files[header_path(c.name, c.version)] = _file(
             c.name, c.version, c.fixed_port_id, [c], plans, False
         )
     return files, plans
-
-
-def _is_half(c: Composite) -> bool:
-    """A service's request or response reached without its service (never written alone)."""
-    src = c.source
-    inner = getattr(src, "inner_type", src)
-    return getattr(inner, "has_parent_service", False) is True

@@ -240,11 +240,17 @@ class _Walk:
         if t.kind == "v":
             self.static(path, t, "padding", "zero bits", role, t.bits)
         elif self.at % 8 == 0 and t.kind != "b" and t.bits in (8, 16, 32, 64):
-            how = "one load / store" if t.kind != "f" or t.bits != 16 else "a 16-bit load, converted"
+            how = (
+                "one load / store" if t.kind != "f" or t.bits != 16 else "a 16-bit load, converted"
+            )
             self.static(path, t, "load", f"byte-aligned {t.bits}-bit: {how}", role, t.bits)
         else:
             why = "odd width" if self.at % 8 == 0 else f"static bit {self.at % 8}"
-            sat = "; saturated" if t.saturated and t.kind in "ui" and t.bits not in (8, 16, 32, 64) else ""
+            sat = (
+                "; saturated"
+                if t.saturated and t.kind in "ui" and t.bits not in (8, 16, 32, 64)
+                else ""
+            )
             self.static(path, t, "bits", f"{why}: constant shifts{sat}", role, t.bits)
 
     def array(self, path: tuple[str, ...], t: Array) -> None:
@@ -264,7 +270,9 @@ class _Walk:
                     why = "fixed-size sealed elements: their steps in a loop"
                 self.dyn(CStep(path, t, "loop", None, why, body=body))
             else:
-                self.dyn(CStep(path, t, "call", None, "the element type's own function per element"))
+                self.dyn(
+                    CStep(path, t, "call", None, "the element type's own function per element")
+                )
             return
         assert isinstance(el, Primitive)
         if t.fixed:
@@ -278,22 +286,36 @@ class _Walk:
                 what = "packed bools" if el.kind == "b" else f"{el.bits}-bit numbers"
                 self.static(path, t, "copy", f"byte-aligned {what}: one copy", bits=width)
             else:
-                self.static(path, t, "bits", f"{width} bits at static bit {self.at % 8}", bits=width)
+                self.static(
+                    path, t, "bits", f"{width} bits at static bit {self.at % 8}", bits=width
+                )
             return
         assert t.length_type is not None
         if self.stream:
             self.blocks.append(
-                CStep(path, t.length_type, "stream", None, "length prefix", "length",
-                      aligned=False, capacity=t.capacity)  # fmt: skip
+                CStep(
+                    path,
+                    t.length_type,
+                    "stream",
+                    None,
+                    "length prefix",
+                    "length",
+                    aligned=False,
+                    capacity=t.capacity,
+                )
             )
-            self.blocks.append(CStep(path, t, "stream", None, "run-time bit position", aligned=False))
+            self.blocks.append(
+                CStep(path, t, "stream", None, "run-time bit position", aligned=False)
+            )
             return
         self.static(path, t.length_type, "load" if self.at % 8 == 0 else "bits", "length prefix",
                     "length", t.length_type.bits, t.capacity)  # fmt: skip
         aligned = self.at % 8 == 0
         if aligned and (el.kind == "b" or el.bits in (8, 16, 32, 64)):
             what = "packed bools" if el.kind == "b" else f"{el.bits}-bit numbers"
-            self.dyn(CStep(path, t, "copy", None, f"byte-aligned {what}: one copy of count elements"))
+            self.dyn(
+                CStep(path, t, "copy", None, f"byte-aligned {what}: one copy of count elements")
+            )
             if el.kind == "b":
                 self.stream = True
             return
@@ -306,8 +328,10 @@ class _Walk:
     def composite(self, path: tuple[str, ...], t: Composite) -> None:
         self.align8()
         if t.union or not t.sealed:
-            why = "delimited: its own function behind a 4-byte header" if not t.sealed else (
-                "union: its own function"
+            why = (
+                "delimited: its own function behind a 4-byte header"
+                if not t.sealed
+                else ("union: its own function")
             )
             self.dyn(CStep(path, t, "call", None, why))
             return
@@ -337,5 +361,8 @@ def plan_c(t: Composite) -> CPlan:
     if len(runs) == len(body.blocks) <= 1:
         strategy, reason = "one-run", "static offsets: one bounds check, constant positions"
     else:
-        strategy, reason = "runs", f"{len(runs)} static runs, {len(body.blocks) - len(runs)} dynamic steps"
+        strategy, reason = (
+            "runs",
+            f"{len(runs)} static runs, {len(body.blocks) - len(runs)} dynamic steps",
+        )
     return CPlan(t, body, (), None, strategy, reason)
