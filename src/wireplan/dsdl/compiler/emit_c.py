@@ -395,6 +395,11 @@ def _load(p: Primitive, addr: str) -> str:
     return raw
 
 
+def _copy(size: int) -> str:
+    """memcpy for a short constant length (the compiler emits moves), else wireplanCopy."""
+    return "memcpy" if size <= 64 else "wireplanCopy"
+
+
 def _is_memcpy_number(p: Primitive) -> bool:
     return (p.kind in "ui" and p.bits in (8, 16, 32, 64)) or (p.kind == "f" and p.bits in (32, 64))
 
@@ -450,14 +455,14 @@ class _Ser:
         if s.strategy == "copy":
             if el.kind == "b":
                 if n // 8:
-                    fn(f"memcpy(&{p}[{k}U], &{x}[0], {n // 8}U);")
+                    fn(f"{_copy(n // 8)}(&{p}[{k}U], &{x}[0], {n // 8}U);")
                 if n % 8:
                     fn(f"{p}[{k + n // 8}U] = (uint8_t) ({x}[{n // 8}U] & {(1 << n % 8) - 1}U);")
                 return
             size = el.bits // 8
             if _is_memcpy_number(el):
                 fn("#if WIREPLAN_DSDL_LE")
-                fn(f"memcpy(&{p}[{k}U], &{x}[0], {n * size}U);")
+                fn(f"{_copy(n * size)}(&{p}[{k}U], &{x}[0], {n * size}U);")
                 fn("#else")
             i = fn.fresh("i")
             fn(f"for (size_t {i} = 0U; {i} < {n}U; ++{i})")
@@ -512,7 +517,7 @@ class _Ser:
                 lay = memcpy_layout(el)
                 if lay is not None:
                     fn("#if WIREPLAN_DSDL_LE")
-                    fn(f"memcpy(&buffer[off / 8U], &{elems}[0], {count} * {lay[0]}U);")
+                    fn(f"wireplanCopy(&buffer[off / 8U], &{elems}[0], {count} * {lay[0]}U);")
                     fn(f"off += {count} * {lay[0] * 8}U;")
                     fn("#else")
                 fn(f"for (size_t {i} = 0U; {i} < {count}; ++{i})")
@@ -536,7 +541,7 @@ class _Ser:
             fn(f"const size_t {n} = {count};")
             fn(f"uint8_t* const {q} = &buffer[off / 8U];")
             if el.kind == "b":
-                fn(f"memcpy({q}, &{bits}[0], {n} / 8U);")
+                fn(f"wireplanCopy({q}, &{bits}[0], {n} / 8U);")
                 fn(f"if (({n} % 8U) != 0U)")
                 fn.open()
                 fn(f"{q}[{n} / 8U] = (uint8_t) ({bits}[{n} / 8U] & ((1U << ({n} % 8U)) - 1U));")
@@ -546,7 +551,7 @@ class _Ser:
                 size = el.bits // 8
                 if _is_memcpy_number(el):
                     fn("#if WIREPLAN_DSDL_LE")
-                    fn(f"memcpy({q}, &{elems}[0], {n} * {size}U);")
+                    fn(f"wireplanCopy({q}, &{elems}[0], {n} * {size}U);")
                     fn("#else")
                 i = fn.fresh("i")
                 fn(f"for (size_t {i} = 0U; {i} < {n}; ++{i})")
@@ -653,14 +658,14 @@ class _De:
         if s.strategy == "copy":
             if el.kind == "b":
                 if n // 8:
-                    fn(f"memcpy(&{x}[0], &{p}[{k}U], {n // 8}U);")
+                    fn(f"{_copy(n // 8)}(&{x}[0], &{p}[{k}U], {n // 8}U);")
                 if n % 8:
                     fn(f"{x}[{n // 8}U] = (uint8_t) ({p}[{k + n // 8}U] & {(1 << n % 8) - 1}U);")
                 return
             esize = el.bits // 8
             if _is_memcpy_number(el):
                 fn("#if WIREPLAN_DSDL_LE")
-                fn(f"memcpy(&{x}[0], &{p}[{k}U], {n * esize}U);")
+                fn(f"{_copy(n * esize)}(&{x}[0], &{p}[{k}U], {n * esize}U);")
                 fn("#else")
             i = fn.fresh("i")
             fn(f"for (size_t {i} = 0U; {i} < {n}U; ++{i})")
@@ -949,7 +954,7 @@ def _serialize(t: Composite, plan: CPlan, ref: str) -> list[str]:
     ser = _Ser(fn)
     if plan.memcpy_bytes is not None:
         fn("#if WIREPLAN_DSDL_LE")
-        fn(f"memcpy(buffer, obj, {plan.memcpy_bytes}U);")
+        fn(f"{_copy(plan.memcpy_bytes)}(buffer, obj, {plan.memcpy_bytes}U);")
         fn(f"off = {plan.memcpy_bytes * 8}U;")
         fn("#else")
     if plan.body is not None:
@@ -992,8 +997,13 @@ def _deserialize(t: Composite, plan: CPlan, ref: str) -> list[str]:
     if plan.body is not None:
         de.body(plan.body, "out_obj->")
     else:
-        fn(f"out_obj->_tag_ = ({_ctype(Primitive('u', t.tag_bits, False, ''))}) "
-           f"wireplanGetBits(buffer, capacity_bytes, 0U, {t.tag_bits}U);")  # fmt: skip
+        tag = Primitive("u", t.tag_bits, False, "")
+        size = t.tag_bits // 8
+        fn(f"if (capacity_bytes >= {size}U)")
+        fn("{", f"    out_obj->_tag_ = {_load(tag, '&buffer[0]')};", "}")
+        fn("else")
+        fn("{", f"    out_obj->_tag_ = ({_ctype(tag)}) wireplanGetBits(buffer, capacity_bytes, 0U, "
+           f"{t.tag_bits}U);", "}")  # fmt: skip
         fn(f"off = {t.tag_bits}U;")
         for k, variant in enumerate(plan.variants):
             fn(f"{'if' if k == 0 else 'else if'} ({k}U == out_obj->_tag_)  // {t.fields[k].name}")

@@ -349,6 +349,49 @@ static inline void wireplanGetBitArray(uint8_t* const dst, const uint8_t* const 
     }
 }
 
+/* memcpy of a length known only at run time (or large).  Short copies are done inline with
+   overlapping word moves; long ones call the C library's memcpy with a length the compiler cannot
+   bound (a bounded length makes GCC expand memcpy into "rep movs", slow to start). */
+static inline void wireplanCopy(void* const dst, const void* const src, size_t n)
+{
+    uint8_t* const d = (uint8_t*) dst;
+    const uint8_t* const s = (const uint8_t*) src;
+    if (n >= 8U && n <= 16U)
+    {
+        uint64_t a;
+        uint64_t b;
+        memcpy(&a, s, 8U);
+        memcpy(&b, &s[n - 8U], 8U);
+        memcpy(d, &a, 8U);
+        memcpy(&d[n - 8U], &b, 8U);
+    }
+    else if (n >= 4U && n < 8U)
+    {
+        uint32_t a;
+        uint32_t b;
+        memcpy(&a, s, 4U);
+        memcpy(&b, &s[n - 4U], 4U);
+        memcpy(d, &a, 4U);
+        memcpy(&d[n - 4U], &b, 4U);
+    }
+    else if (n > 0U && n < 4U)
+    {
+        const uint8_t a = s[0];
+        const uint8_t b = s[n / 2U];
+        const uint8_t c = s[n - 1U];
+        d[0] = a;
+        d[n / 2U] = b;
+        d[n - 1U] = c;
+    }
+    else if (n > 16U)
+    {
+#if defined(__GNUC__)
+        __asm__("" : "+r"(n));
+#endif
+        memcpy(d, s, n);
+    }
+}
+
 /* Copies n bytes from buf at byte pos into dst; bytes at or past cap read as zero. */
 static inline void wireplanGetBytes(uint8_t* const dst, const uint8_t* const buf, const size_t cap, const size_t pos,
                                     const size_t n)
@@ -357,7 +400,7 @@ static inline void wireplanGetBytes(uint8_t* const dst, const uint8_t* const buf
     const size_t take = (n < avail) ? n : avail;
     if (take > 0U)
     {
-        memcpy(dst, &buf[pos], take);
+        wireplanCopy(dst, &buf[pos], take);
     }
     if (take < n)
     {
