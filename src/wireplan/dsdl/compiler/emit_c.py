@@ -307,8 +307,8 @@ def _to_wire(p: Primitive, x: str) -> str:
     if p.bits in (8, 16, 32, 64) or not p.saturated:
         return f"(uint64_t) {x}" if p.kind == "u" else f"(uint64_t) (int64_t) {x}"
     if p.kind == "u":
-        hi = _u((1 << p.bits) - 1)
-        return f"(uint64_t) (({x} > {hi}) ? {hi} : {x})"
+        top = _u((1 << p.bits) - 1)
+        return f"(uint64_t) (({x} > {top}) ? {top} : {x})"
     lo, hi = -(1 << (p.bits - 1)), (1 << (p.bits - 1)) - 1
     return f"(uint64_t) (int64_t) (({x} < {lo}LL) ? {lo}LL : (({x} > {hi}LL) ? {hi}LL : {x}))"
 
@@ -635,13 +635,10 @@ class _De:
         if s.role == "length":
             assert isinstance(t, Primitive)
             arr = base + ".".join(strop(n) for n in s.path)
-            v = f"*(&{p}[{s.at // 8}U])" if s.strategy == "load" and t.bits == 8 else None
-            if v is None:
-                v = (
-                    (_LD[t.bits] + f"(&{p}[{s.at // 8}U])")
-                    if s.strategy == "load"
-                    else _read_static(p, s.at, t.bits)
-                )
+            if s.strategy == "load":
+                v = _load(t, f"&{p}[{s.at // 8}U]")
+            else:
+                v = _read_static(p, s.at, t.bits)
             fn(f"{arr}.count = (size_t) ({v});")
             fn(f"if ({arr}.count > {s.capacity}U)")
             fn("{", "    return -NUNAVUT_ERROR_REPRESENTATION_BAD_ARRAY_LENGTH;", "}")
