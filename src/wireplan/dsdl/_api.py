@@ -377,7 +377,8 @@ def layout(
     *,
     lookup: PathLike | Iterable[PathLike] = (),
 ) -> TypeLayout:
-    """The layout of a type: per field, its offset set (min, max, alignment) and strategy.
+    """The layout of a type: per field, its offset set (min, max, alignment) and strategy
+    (from a name: the C backend's strategy too).
 
     ``type_`` is a generated class (the report compiled with it is read, no
     pydsdl needed), or a full name such as ``"uavcan.node.Heartbeat.1.0"``
@@ -402,7 +403,7 @@ def layout(
     _check_dirs([*roots, *lookups])
     types = compiler.read_types(roots, lookups)
     wanted = compiler.find_type(types, type_)
-    for lay in compiler.analyse([wanted]):
+    for lay in compiler.analyse([wanted], c=True):
         if lay.name == type_:
             return lay
     raise WireplanError(f"{type_} is a service: ask for its Request or Response")

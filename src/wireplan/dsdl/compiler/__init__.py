@@ -52,9 +52,11 @@ def plans(types: Sequence[TopType]) -> list[TypePlan]:
     return [plan_type(u.t) for u in collect(types).values()]
 
 
-def analyse(types: Sequence[TopType]) -> list[TypeLayout]:
-    """The layouts of ``types`` (and every type they reach) without generating code, with the
-    C backend's strategy beside the Python one."""
+def analyse(types: Sequence[TopType], c: bool = False) -> list[TypeLayout]:
+    """The layouts of ``types`` (and every type they reach) without generating code;
+    ``c``: with the C backend's strategy beside the Python one."""
+    if not c:
+        return [report(p) for p in plans(types)]
     from .plan_c import annotate, plan_c
 
     return [annotate(report(p), plan_c(p.type)) for p in plans(types)]
