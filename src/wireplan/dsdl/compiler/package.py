@@ -12,6 +12,7 @@ from wireplan.dsdl._layout import TypeLayout
 from .emit_python import Gen, Unit, attr, emit_unit, kind_expr
 from .model import Array, Composite, DataType, Service, TopType
 from .plan import TypePlan, plan_type, report
+from .plan_c import annotate, plan_c
 
 __all__ = ["IMPL_HEAD", "IMPL_MODULE", "collect", "generate"]
 
@@ -180,7 +181,7 @@ def generate(
         for unit in mine:
             plan = plans[unit.t.key]
             body.extend(emit_unit(gen, unit, plan))
-            layouts.append(report(plan))
+            layouts.append(annotate(report(plan), plan_c(unit.t)))  # the C column too
         tail: list[str] = []
         for unit in mine:
             fields = [f for f in unit.t.fields if not f.padding]
