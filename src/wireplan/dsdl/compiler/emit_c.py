@@ -805,7 +805,9 @@ class _De:
             fn(f"off += {sz} * 8U;")
         else:
             h = fn.fresh("header")
-            fn(f"const size_t {h} = (size_t) wireplanGetBits(buffer, capacity_bytes, off, 32U);")
+            fn(f"const size_t {h} = (((off / 8U) + 4U) <= capacity_bytes)")
+            fn("    ? (size_t) wireplanLd32(&buffer[off / 8U])")
+            fn("    : (size_t) wireplanGetBits(buffer, capacity_bytes, off, 32U);")
             fn("off += 32U;")
             fn(f"const size_t {pos} = wireplanMin(off / 8U, capacity_bytes);")
             fn(f"if ({h} > (capacity_bytes - {pos}))")

@@ -171,92 +171,61 @@ static inline double wireplanF64From(const uint64_t v)
 }
 
 /* float -> binary16 bits, rounding to nearest even; too large: infinity; NaN keeps its payload's
-   upper bits.  saturate: finite values beyond the range become +-65504 (DSDL saturated float16). */
+   upper bits.  saturate: finite values beyond the range become +-65504 (DSDL saturated float16).
+   Branch-light (after F. Giesen's public-domain float_to_half_fast3_rtne): subnormals are rounded
+   by one float addition, normal numbers by integer arithmetic on the bits. */
 static inline uint16_t wireplanF16Pack(const float x, const bool saturate)
 {
-    const uint32_t b = wireplanF32Bits(x);
-    const uint16_t sign = (uint16_t) ((b >> 16U) & 0x8000U);
-    const uint32_t e = (b >> 23U) & 0xFFU;
-    uint32_t m = b & 0x7FFFFFU;
-    if (e == 0xFFU)
-    {
-        if (m == 0U)
-        {
-            return (uint16_t) (sign | 0x7C00U);
-        }
-        const uint16_t payload = (uint16_t) (m >> 13U);
-        return (uint16_t) (sign | 0x7C00U | (payload != 0U ? payload : 0x200U));
-    }
-    const int32_t exp = (int32_t) e - 127 + 15;
+    uint32_t b = wireplanF32Bits(x);
+    const uint32_t sign = b & 0x80000000UL;
+    b ^= sign;
     uint32_t out;
-    if (exp >= 31)
+    if (b >= 0x47800000UL) /* 65536 and above, infinities, NaN */
     {
-        out = 0x7C00U;
-    }
-    else if (exp <= 0)
-    {
-        if (exp < -10)
+        if (b > 0x7F800000UL)
         {
-            out = 0U;
+            const uint32_t payload = (b >> 13U) & 0x3FFU;
+            out = 0x7C00U | ((payload != 0U) ? payload : 0x200U);
         }
         else
         {
-            m |= 0x800000U;
-            const uint32_t shift = (uint32_t) (14 - exp);
-            out = m >> shift;
-            const uint32_t rest = m & ((1UL << shift) - 1U);
-            const uint32_t half = 1UL << (shift - 1U);
-            if ((rest > half) || ((rest == half) && ((out & 1U) != 0U)))
-            {
-                out++;
-            }
+            out = ((b == 0x7F800000UL) || !saturate) ? 0x7C00U : 0x7BFFU;
         }
+    }
+    else if (b < 0x38800000UL) /* below 2**-14: a subnormal half or zero */
+    {
+        const float magic = wireplanF32From(0x3F000000UL); /* 0.5: its ulp is 2**-24 */
+        out = wireplanF32Bits(wireplanF32From(b) + magic) - 0x3F000000UL;
     }
     else
     {
-        out = ((uint32_t) exp << 10U) | (m >> 13U);
-        const uint32_t rest = m & 0x1FFFU;
-        if ((rest > 0x1000U) || ((rest == 0x1000U) && ((out & 1U) != 0U)))
+        const uint32_t odd = (b >> 13U) & 1U;
+        b += 0xC8000FFFUL; /* exponent rebias (-112 << 23), plus half an ulp minus one */
+        b += odd;
+        out = b >> 13U; /* a carry may reach the infinity pattern: correct */
+        if (saturate && (out >= 0x7C00U))
         {
-            out++; /* may carry into the exponent, up to infinity: correct */
+            out = 0x7BFFU;
         }
     }
-    if (saturate && (out >= 0x7C00U))
-    {
-        out = 0x7BFFU;
-    }
-    return (uint16_t) (sign | out);
+    return (uint16_t) ((sign >> 16U) | out);
 }
 
 static inline float wireplanF16Unpack(const uint16_t h)
 {
-    const uint32_t sign = ((uint32_t) (h & 0x8000U)) << 16U;
-    const uint32_t e = (h >> 10U) & 0x1FU;
-    uint32_t m = h & 0x3FFU;
-    uint32_t b;
-    if (e == 0x1FU)
+    uint32_t b = ((uint32_t) (h & 0x7FFFU)) << 13U;
+    const uint32_t exp = b & 0x0F800000UL;
+    b += 0x38000000UL; /* exponent rebias (112 << 23) */
+    if (exp == 0x0F800000UL) /* infinity, NaN */
     {
-        b = sign | 0x7F800000UL | (m << 13U);
+        b += 0x38000000UL;
     }
-    else if (e != 0U)
+    else if (exp == 0U) /* zero, subnormal: renormalised by one float subtraction */
     {
-        b = sign | ((e - 15U + 127U) << 23U) | (m << 13U);
+        b += 0x00800000UL;
+        b = wireplanF32Bits(wireplanF32From(b) - wireplanF32From(0x38800000UL));
     }
-    else if (m == 0U)
-    {
-        b = sign;
-    }
-    else
-    {
-        uint32_t exp = 127U - 15U + 1U;
-        while ((m & 0x400U) == 0U)
-        {
-            m <<= 1U;
-            exp--;
-        }
-        b = sign | (exp << 23U) | ((m & 0x3FFU) << 13U);
-    }
-    return wireplanF32From(b);
+    return wireplanF32From(b | (((uint32_t) (h & 0x8000U)) << 16U));
 }
 
 /* -- bits at a position known at run time ------------------------------------------------------ */
