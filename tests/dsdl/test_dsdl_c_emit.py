@@ -443,3 +443,54 @@ def test_recompile_replaces_root(tmp_path: Path) -> None:
     dsdl.compile(CORNER, output=tmp_path, language="c")
     assert not stale.exists()
     assert (tmp_path / "corner" / "Mixed_1_0.h").is_file()
+
+
+def test_float16_conversion(wp_out: Path, tmp_path: Path) -> None:
+    """The support header's float16 packing rounds as numpy does (to nearest even, overflow to
+    infinity; saturated: +-65504), and every half survives unpack + pack bit for bit."""
+    import numpy as np
+
+    rng = np.random.default_rng(16)
+    bits = np.concatenate(
+        [
+            rng.integers(0, 1 << 32, 20000, dtype=np.uint64).astype(np.uint32),
+            np.array([0x477FEFFF, 0x477FF000, 0x477FF001, 0x33000000, 0x33000001, 0x387FE000],
+                     dtype=np.uint32),
+        ]
+    )  # fmt: skip
+    floats = bits.view(np.float32)
+    keep = ~np.isnan(floats)
+    bits, floats = bits[keep], floats[keep]
+    with np.errstate(over="ignore"):
+        want = floats.astype(np.float16).view(np.uint16)
+    sat = want.copy()
+    finite = np.isfinite(floats)
+    sat[finite & ((want & 0x7FFF) == 0x7C00)] |= 0x7BFF
+    sat[finite & ((want & 0x7FFF) == 0x7C00)] &= 0xFBFF
+    src = tmp_path / "f16.c"
+    src.write_text(
+        "#include <stdio.h>\n#include <wireplan/dsdl/support.h>\n"
+        "int main(void)\n{\n    unsigned long b;\n    unsigned bad = 0;\n"
+        '    while (scanf("%lx", &b) == 1)\n    {\n'
+        "        const float f = wireplanF32From((uint32_t) b);\n"
+        '        printf("%04x %04x\\n", wireplanF16Pack(f, false), wireplanF16Pack(f, true));\n'
+        "    }\n"
+        "    for (uint32_t h = 0; h < 65536U; h++)\n    {\n"
+        "        bad += wireplanF16Pack(wireplanF16Unpack((uint16_t) h), false) != h;\n    }\n"
+        '    printf("%u\\n", bad);\n    return 0;\n}\n'
+    )
+    exe = tmp_path / "f16"
+    assert GCC is not None
+    subprocess.run([GCC, *CFLAGS, "-O2", f"-I{wp_out}", str(src), "-o", str(exe)], check=True)
+    run = subprocess.run(
+        [str(exe)],
+        input="\n".join(f"{int(b):x}" for b in bits),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    lines = run.stdout.split("\n")
+    assert lines[-2] == "0"  # every half round-trips, NaN payloads included
+    got = [line.split() for line in lines[:-2]]
+    assert [int(g[0], 16) for g in got] == [int(w) for w in want]
+    assert [int(g[1], 16) for g in got] == [int(s) for s in sat]
