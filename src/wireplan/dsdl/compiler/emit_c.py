@@ -988,9 +988,11 @@ def _deserialize(t: Composite, plan: CPlan, ref: str) -> list[str]:
     de = _De(fn)
     if plan.memcpy_bytes is not None:
         fn("#if WIREPLAN_DSDL_LE")
-        fn(
-            f"wireplanGetBytes((uint8_t*) out_obj, buffer, capacity_bytes, 0U, {plan.memcpy_bytes}U);"
-        )
+        w = plan.memcpy_bytes
+        fn(f"if (capacity_bytes >= {w}U)")
+        fn("{", f"    {_copy(w)}(out_obj, buffer, {w}U);", "}")
+        fn("else")
+        fn("{", f"    wireplanGetBytes((uint8_t*) out_obj, buffer, capacity_bytes, 0U, {w}U);", "}")
         fn(f"off = {plan.memcpy_bytes * 8}U;")
         fn("#else")
     if plan.body is not None:
