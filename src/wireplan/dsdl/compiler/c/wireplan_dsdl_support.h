@@ -365,6 +365,11 @@ static inline void wireplanCopy(void* const dst, const void* const src, size_t n
 static inline void wireplanGetBytes(uint8_t* const dst, const uint8_t* const buf, const size_t cap, const size_t pos,
                                     const size_t n)
 {
+    if ((pos <= cap) && (n <= (cap - pos)))
+    {
+        wireplanCopy(dst, &buf[pos], n); /* the usual case: all there */
+        return;
+    }
     const size_t avail = (pos < cap) ? (cap - pos) : 0U;
     const size_t take = (n < avail) ? n : avail;
     if (take > 0U)
