@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import random
+import struct
 from typing import Any
 
 import pydsdl
@@ -88,3 +90,71 @@ def same(a: Any, b: Any) -> bool:
         and a == b
         and isinstance(a, bool) == isinstance(b, bool)
     )
+
+
+_FLOAT_CODES = {16: "<e", 32: "<f", 64: "<d"}
+
+
+def random_value(t: Any, rng: random.Random, *, max_var: int = 6) -> Any:
+    """A plain value of DSDL type ``t`` from ``rng``: a fast seeded sibling of :func:`values`.
+
+    Numbers are drawn from their bit patterns, with the range ends, zero, infinities and
+    signed zeros often; variable-length arrays are empty, as long as ``max_var`` allows, or
+    in between.  Never NaN.
+    """
+    if isinstance(t, pydsdl.DelimitedType):
+        return random_value(t.inner_type, rng, max_var=max_var)
+    if isinstance(t, pydsdl.BooleanType):
+        return rng.random() < 0.5
+    if isinstance(t, pydsdl.UnsignedIntegerType | pydsdl.SignedIntegerType):
+        signed = isinstance(t, pydsdl.SignedIntegerType)
+        lo = -(1 << (t.bit_length - 1)) if signed else 0
+        hi = (1 << (t.bit_length - 1)) - 1 if signed else (1 << t.bit_length) - 1
+        if rng.random() < 0.25:
+            return rng.choice([lo, hi, 0, min(1, hi)])
+        return rng.randint(lo, hi)
+    if isinstance(t, pydsdl.FloatType):
+        if rng.random() < 0.25:
+            big = _FLOAT_MAX[t.bit_length]
+            return rng.choice([0.0, -0.0, math.inf, -math.inf, big, -big, 1.0])
+        while True:
+            raw = rng.getrandbits(t.bit_length).to_bytes(t.bit_length // 8, "little")
+            x: float = struct.unpack(_FLOAT_CODES[t.bit_length], raw)[0]
+            if not math.isnan(x):
+                return x
+    if isinstance(t, pydsdl.ArrayType):
+        fixed = isinstance(t, pydsdl.FixedLengthArrayType)
+        n = t.capacity if fixed else rng.choice([0, min(t.capacity, max_var), -1])
+        if n < 0:
+            n = rng.randint(0, min(t.capacity, max_var))
+        if isinstance(t.element_type, pydsdl.UTF8Type):
+            return _random_text(rng, n, exact=fixed)
+        if isinstance(t.element_type, pydsdl.ByteType):
+            return bytes(rng.getrandbits(8) for _ in range(n))
+        return [random_value(t.element_type, rng, max_var=max_var) for _ in range(n)]
+    if isinstance(t, pydsdl.UnionType):
+        f = rng.choice(t.fields)
+        return {f.name: random_value(f.data_type, rng, max_var=max_var)}
+    if isinstance(t, pydsdl.StructureType):
+        return {
+            f.name: random_value(f.data_type, rng, max_var=max_var)
+            for f in t.fields
+            if not isinstance(f, pydsdl.PaddingField)
+        }
+    raise AssertionError(f"unsupported {t!r}")
+
+
+def _random_text(rng: random.Random, size: int, *, exact: bool) -> str:
+    """Text of at most ``size`` UTF-8 bytes (exactly ``size`` when ``exact``), some non-ASCII."""
+    out: list[str] = []
+    left = size
+    while left > 0:
+        ch = rng.choice(["a", "Z", " ", "é", "€", "😀", chr(rng.randint(32, 126))])
+        width = len(ch.encode())
+        if width > left:
+            if not exact and rng.random() < 0.5:
+                break
+            ch, width = "x", 1
+        out.append(ch)
+        left -= width
+    return "".join(out)

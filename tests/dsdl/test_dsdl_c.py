@@ -1,0 +1,521 @@
+"""The C headers (wireplan's and nunavut 3.1's) against pydsdl, under ASan and UBSan.
+
+One generated harness (tests/dsdl/c/harness.c plus a type table per translation unit)
+deserializes pydsdl's canonical bytes of random values of every type of uavcan, reg and
+the corner namespace and serializes them back; truncated input, trailing bytes, random
+bytes, too small output buffers and ``_initialize_`` are cases too.  The harness only
+runs the functions; every expectation comes from pydsdl here.  It is generator-agnostic:
+the same source is built against each producer's headers (nunavut's, on a subset, checks
+the harness itself), and wireplan's also with the portable path forced.  A small
+application (tests/dsdl/c/app.c) must print the same against both producers' headers.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import struct
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pydsdl
+import pytest
+
+from ._support import CORNER, REG, REPO, UAVCAN, unwrap
+from ._values import random_value, same
+
+C_DIR = Path(__file__).resolve().parent / "c"
+# The macro that makes wireplan's headers take the portable (big-endian-safe) path.
+GENERIC_MACRO = "WIREPLAN_DSDL_GENERIC"
+CFLAGS = [
+    "-std=c11",
+    "-Wall",
+    "-Wextra",
+    "-Werror",
+    "-fsanitize=address,undefined",
+    "-fno-sanitize-recover=all",
+    "-O1",
+    "-g0",
+]
+# Sanitizer reports end the run with this status (ASan's and UBSan's default is 1).
+SANITIZER_ENV = {
+    "ASAN_OPTIONS": "detect_leaks=1:exitcode=86",
+    "UBSAN_OPTIONS": "print_stacktrace=1:exitcode=86",
+}
+# Types of the public set that nunavut's own run covers (with their dependencies), next to
+# the whole corner namespace; the application's types are among them.
+PEER_SUBSET = [
+    "uavcan/node/7509.Heartbeat.1.0.dsdl",
+    "uavcan/node/430.GetInfo.1.0.dsdl",
+    "uavcan/node/port/7510.List.1.0.dsdl",
+    "uavcan/register/384.Access.1.0.dsdl",
+    "uavcan/primitive/array/Real32.1.0.dsdl",
+    "uavcan/primitive/array/Natural16.1.0.dsdl",
+    "uavcan/primitive/array/Bit.1.0.dsdl",
+    "uavcan/file/408.Read.1.1.dsdl",
+    "uavcan/pnp/8165.NodeIDAllocationData.2.0.dsdl",
+    "reg/udral/physics/kinematics/cartesian/StateVarTs.0.1.dsdl",
+    "reg/udral/service/battery/Status.0.2.dsdl",
+    "reg/udral/service/actuator/common/_.0.1.dsdl",
+]
+_C_KEYWORDS = frozenset(
+    [
+        "auto",
+        "break",
+        "case",
+        "char",
+        "const",
+        "continue",
+        "default",
+        "do",
+        "double",
+        "else",
+        "enum",
+        "extern",
+        "float",
+        "for",
+        "goto",
+        "if",
+        "inline",
+        "int",
+        "long",
+        "register",
+        "restrict",
+        "return",
+        "short",
+        "signed",
+        "sizeof",
+        "static",
+        "struct",
+        "switch",
+        "typedef",
+        "union",
+        "unsigned",
+        "void",
+        "volatile",
+        "while",
+        "_Alignas",
+        "_Alignof",
+        "_Atomic",
+        "_Bool",
+        "_Complex",
+        "_Generic",
+        "_Imaginary",
+        "_Noreturn",
+        "_Static_assert",
+        "_Thread_local",
+    ]
+)
+# pydsdl's deserialization errors (SerDesError subclasses it does not export) and the
+# nunavut error code each one means.
+_ERROR_CODES = {
+    "ArrayLengthError": 10,  # NUNAVUT_ERROR_REPRESENTATION_BAD_ARRAY_LENGTH
+    "UnionTagError": 11,  # NUNAVUT_ERROR_REPRESENTATION_BAD_UNION_TAG
+    "DelimiterHeaderError": 12,  # NUNAVUT_ERROR_REPRESENTATION_BAD_DELIMITER_HEADER
+}
+BUFFER_TOO_SMALL = 3  # NUNAVUT_ERROR_SERIALIZATION_BUFFER_TOO_SMALL
+
+
+# ---------------------------------------------------------------- names and layout
+
+
+def c_name(t: Any) -> str:
+    """The C type name: ``uavcan_node_Heartbeat_1_0``, ``uavcan_register_Access_Request_1_0``."""
+    inner = unwrap(t)
+    return f"{inner.full_name.replace('.', '_')}_{inner.version.major}_{inner.version.minor}"
+
+
+def c_header(t: Any) -> str:
+    """The header path: namespaces with C keywords escaped, one header per service."""
+    inner = unwrap(t)
+    parts = inner.full_name.split(".")
+    if len(parts) > 2 and parts[-1] in ("Request", "Response") and _is_service_half(inner):
+        parts = parts[:-1]
+    folders = [f"_{p}" if p in _C_KEYWORDS else p for p in parts[:-1]]
+    short = "" if parts[-1] == "_" else parts[-1]
+    return "/".join([*folders, f"{short}_{inner.version.major}_{inner.version.minor}.h"])
+
+
+def _is_service_half(inner: Any) -> bool:
+    return bool(getattr(inner, "has_parent_service", False))
+
+
+def max_bytes(t: Any) -> int:
+    """``T_SERIALIZATION_BUFFER_SIZE_BYTES_``: the largest serialized size, no delimiter header."""
+    return (unwrap(t).bit_length_set.max + 7) // 8
+
+
+def extent_bytes(t: Any) -> int:
+    """``T_EXTENT_BYTES_``: what a delimited type's decoder accepts (the size when sealed)."""
+    return (t.extent + 7) // 8 if isinstance(t, pydsdl.DelimitedType) else max_bytes(t)
+
+
+# ---------------------------------------------------------------- cases
+
+
+@dataclass
+class Case:
+    """One run of the harness: deserialize ``data`` (or initialize) and serialize into ``cap``."""
+
+    t: Any
+    kind: str  # canonical, truncated, trailing, small, fuzz, init
+    data: bytes
+    cap: int
+    origin: bytes | None = None  # the canonical bytes the input was made from
+
+    def record(self, index: int) -> bytes:
+        op = 1 if self.kind == "init" else 0
+        return struct.pack("<4I", index, op, self.cap, len(self.data)) + self.data
+
+
+def type_cases(t: Any, *, n_values: int) -> list[Case]:
+    """Every case of one type; expectations are computed when the results are checked."""
+    rng = random.Random(f"wireplan-c:{c_name(t)}")
+    top = max_bytes(t)
+    canon = [pydsdl.serialize(t, random_value(t, rng)) for _ in range(n_values)]
+    canon += [pydsdl.serialize(t, random_value(t, rng, max_var=300)) for _ in range(2)]
+    cases = [Case(t, "canonical", c, top, c) for c in canon]
+    longest = max(canon, key=len)
+    for c in (canon[0], longest):
+        if c:
+            cases.append(Case(t, "truncated", c[: rng.randrange(len(c))], top, c))
+        tail = rng.randbytes(rng.randint(1, 4))
+        cases.append(Case(t, "trailing", c + tail, top, c))
+    if longest:
+        cases.append(Case(t, "small", longest, len(longest) - 1, longest))
+    if len(longest) < top:
+        cases.append(Case(t, "small", longest, len(longest), longest))
+        cases.append(Case(t, "small", longest, top - 1, longest))
+    cases.append(Case(t, "init", b"", top))
+    for _ in range(3):
+        cases.append(Case(t, "fuzz", rng.randbytes(rng.randint(0, min(top + 3, 300))), top))
+    return cases
+
+
+@pytest.fixture(scope="session")
+def c_cases(all_types: list[Any]) -> dict[str, list[tuple[Case, Expected]]]:
+    """The cases of every type by C name with pydsdl's verdicts, made once for every build."""
+    return {
+        c_name(t): [
+            (c, Expected.of(c))
+            for c in type_cases(t, n_values=8 if t.full_name.startswith("corner.") else 4)
+        ]
+        for t in all_types
+    }
+
+
+@dataclass
+class Outcome:
+    """What the harness printed for one case."""
+
+    des: int
+    consumed: int
+    ser: int | None
+    out: bytes | None
+
+    @staticmethod
+    def parse(line: str) -> Outcome:
+        des, consumed, ser, written, hexed = line.split()
+        if ser == "-":
+            return Outcome(int(des), int(consumed), None, None)
+        if int(ser) < 0:
+            return Outcome(int(des), int(consumed), int(ser), None)
+        out = b"" if hexed == "-" else bytes.fromhex(hexed)
+        assert len(out) == int(written), line
+        return Outcome(int(des), int(consumed), int(ser), out)
+
+
+@dataclass
+class Expected:
+    """pydsdl's verdict on a case's input: an error code, or the value and its bytes."""
+
+    error: int | None  # nunavut's error code; None when pydsdl decodes it
+    value: Any = None
+    out: bytes | None = None  # None: pydsdl rejects the UTF-8, which C does not check
+
+    @staticmethod
+    def of(case: Case) -> Expected:
+        try:
+            value = pydsdl.deserialize(case.t, b"" if case.kind == "init" else case.data)
+        except pydsdl.SerDesError as ex:
+            return Expected(_ERROR_CODES[type(ex).__name__])
+        except UnicodeDecodeError:
+            return Expected(None)
+        return Expected(None, value, pydsdl.serialize(case.t, value))
+
+
+def check(case: Case, want: Expected, got: Outcome, notes: dict[str, set[str]]) -> None:
+    """Assert one outcome; lenient choices the producer made go to ``notes``."""
+    out = "-" if got.out is None else got.out.hex()
+    where = (
+        f"{c_name(case.t)} {case.kind} in={case.data.hex() or '-'} cap={case.cap}: "
+        f"deserialize {got.des} consumed {got.consumed}, serialize {got.ser} out={out}"
+    )
+    if want.error is not None:
+        assert got.des == -want.error, f"{where}: pydsdl fails with code {want.error}"
+        return
+    assert got.des == 0, where
+    if want.out is None:
+        assert got.ser == 0, where
+        return
+    if case.origin is not None:
+        assert got.consumed == min(len(case.origin), len(case.data)), where
+    if case.cap < len(want.out):
+        assert got.ser == -BUFFER_TOO_SMALL, where
+        return
+    if case.cap < max_bytes(case.t) and got.ser == -BUFFER_TOO_SMALL:
+        notes.setdefault("needs the full buffer size", set()).add(c_name(case.t))
+        return
+    assert got.ser == 0 and got.out is not None, where
+    if case.kind == "fuzz" and got.out != want.out:  # NaN payloads may differ; values may not
+        assert len(got.out) == len(want.out), where
+        assert same(pydsdl.deserialize(case.t, got.out), want.value), where
+        return
+    assert got.out == want.out, f"{where}: expected {want.out.hex()}"
+
+
+# ---------------------------------------------------------------- producers
+
+
+@dataclass
+class Headers:
+    """One producer's C headers of some types."""
+
+    producer: str
+    out: Path
+    types: list[Any]
+
+
+def _need(tool: str | None, what: str) -> str:
+    if tool is None or not Path(tool).exists():
+        pytest.skip(f"{what} not found")
+    return tool
+
+
+def nnvg_path() -> str:
+    found = os.environ.get("WIREPLAN_NNVG")
+    if found:
+        return found
+    for venv in (REPO / ".venv-nunavut-3.1", Path("/work/main/.venv-nunavut-3.1")):
+        if (venv / "bin" / "nnvg").exists():
+            return str(venv / "bin" / "nnvg")
+    return "nnvg"
+
+
+def run_nnvg(out: Path, targets: list[str], lookup: list[Path]) -> None:
+    nnvg = _need(shutil.which(nnvg_path()), f"nunavut's nnvg ({nnvg_path()})")
+    cmd = [nnvg, "--target-language", "c", "--outdir", str(out)]
+    for d in lookup:
+        cmd += ["--lookup-dir", str(d)]
+    done = subprocess.run([*cmd, *targets], capture_output=True, text=True)
+    assert done.returncode == 0, f"{' '.join(cmd)}\n{done.stderr[-6000:]}"
+
+
+@pytest.fixture(scope="session")
+def all_types(public_types: list[Any], corner_types: list[Any]) -> list[Any]:
+    return public_types + corner_types
+
+
+@pytest.fixture(scope="session")
+def wireplan_headers(tmp_path_factory: pytest.TempPathFactory, all_types: list[Any]) -> Headers:
+    """wireplan's headers of uavcan, reg and corner, compiled namespace by namespace."""
+    from wireplan.dsdl import compile as compile_dsdl
+
+    out = tmp_path_factory.mktemp("wireplan-c")
+    compile_dsdl(UAVCAN, output=out, language="c")  # type: ignore[call-arg]
+    compile_dsdl(REG, lookup=UAVCAN, output=out, language="c")  # type: ignore[call-arg]
+    compile_dsdl(CORNER, output=out, language="c")  # type: ignore[call-arg]
+    return Headers("wireplan", out, all_types)
+
+
+@pytest.fixture(scope="session")
+def nunavut_headers(tmp_path_factory: pytest.TempPathFactory, all_types: list[Any]) -> Headers:
+    """nunavut 3.1's headers of the corner namespace and of a subset of uavcan and reg."""
+    out = tmp_path_factory.mktemp("nunavut-c")
+    public = UAVCAN.parent
+    run_nnvg(
+        out,
+        [f"{public / p.split('/')[0]}:{p.split('/', 1)[1]}" for p in PEER_SUBSET],
+        [UAVCAN, REG],
+    )
+    run_nnvg(out, [str(CORNER)], [])
+    covered = [t for t in all_types if (out / c_header(t)).exists()]
+    return Headers("nunavut", out, covered)
+
+
+# ---------------------------------------------------------------- building
+
+
+def _gcc() -> str:
+    return _need(shutil.which(os.environ.get("CC", "gcc")), "gcc")
+
+
+def _table_source(types: list[tuple[int, Any]], part: int) -> str:
+    lines = [f'#include "{h}"\n' for h in sorted({c_header(t) for _, t in types})]
+    lines.append('#include "harness.h"\n\n')
+    rows = []
+    for i, t in types:
+        n = c_name(t)
+        lines.append(
+            f"static int8_t s{i}(const void* o, uint8_t* b, size_t* s) "
+            f"{{ return {n}_serialize_((const {n}*) o, b, s); }}\n"
+            f"static int8_t d{i}(void* o, const uint8_t* b, size_t* s) "
+            f"{{ return {n}_deserialize_(({n}*) o, b, s); }}\n"
+            f"static void i{i}(void* o) {{ {n}_initialize_(({n}*) o); }}\n"
+        )
+        rows.append(
+            f'    {{"{n}", sizeof({n}), {n}_SERIALIZATION_BUFFER_SIZE_BYTES_, '
+            f"{n}_EXTENT_BYTES_, s{i}, d{i}, i{i}}},\n"
+        )
+    lines.append(f"const struct harness_type harness_part{part}[] = {{\n{''.join(rows)}}};\n")
+    return "".join(lines)
+
+
+def build_harness(headers: Headers, types: list[Any], folder: Path, defines: list[str]) -> Path:
+    """Compile the harness over ``types`` in two translation units (the machine's two cores)."""
+    gcc = _gcc()
+    folder.mkdir(parents=True)
+    indexed = list(enumerate(types))
+    parts = [indexed[: len(indexed) // 2], indexed[len(indexed) // 2 :]]
+    index = ['#include "harness.h"\n']
+    for k, part in enumerate(parts):
+        (folder / f"part{k}.c").write_text(_table_source(part, k))
+        index.append(f"extern const struct harness_type harness_part{k}[];\n")
+    entries = ", ".join(f"{{harness_part{k}, {len(p)}}}" for k, p in enumerate(parts))
+    index.append(f"const struct harness_part harness_parts[] = {{{entries}}};\n")
+    index.append(f"const size_t harness_part_count = {len(parts)};\n")
+    (folder / "index.c").write_text("".join(index))
+    flags = [*CFLAGS, *(f"-D{d}" for d in defines), f"-I{headers.out}", f"-I{C_DIR}"]
+    sources = [folder / "part0.c", folder / "part1.c", folder / "index.c", C_DIR / "harness.c"]
+
+    def cc(src: Path) -> Path:
+        obj = folder / f"{src.stem}.o"
+        _compile([gcc, *flags, "-c", str(src), "-o", str(obj)])
+        return obj
+
+    with ThreadPoolExecutor(2) as pool:
+        objects = list(pool.map(cc, sources))
+    exe = folder / "harness"
+    _compile([gcc, *CFLAGS, *(str(o) for o in objects), "-o", str(exe)])
+    return exe
+
+
+def _compile(cmd: list[str]) -> None:
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    assert done.returncode == 0, f"{' '.join(cmd)}\n{done.stderr[-6000:]}"
+
+
+def run_exe(cmd: list[str | Path], cases: list[Case] | None = None) -> str:
+    """Run a sanitized program; on failure name the case it was running (``cases``)."""
+    done = subprocess.run(
+        [str(c) for c in cmd], capture_output=True, text=True, env={**os.environ, **SANITIZER_ENV}
+    )
+    if done.returncode != 0:
+        where = ""
+        if cases is not None and done.stdout.count("\n") < len(cases):
+            case = cases[done.stdout.count("\n")]
+            where = f" in {c_name(case.t)} {case.kind} in={case.data.hex()} cap={case.cap}"
+        pytest.fail(f"{cmd[0]} exited {done.returncode}{where}\n{done.stderr[-6000:]}")
+    return done.stdout
+
+
+# ---------------------------------------------------------------- tests
+
+# (producer, forced generic path): wireplan both ways; nunavut checks the harness.
+BUILDS = [("wireplan", False), ("wireplan", True), ("nunavut", False)]
+
+
+@pytest.mark.parametrize(("producer", "generic"), BUILDS, ids=["wireplan", "generic", "nunavut"])
+def test_round_trips(
+    request: pytest.FixtureRequest,
+    c_cases: dict[str, list[tuple[Case, Expected]]],
+    tmp_path: Path,
+    producer: str,
+    generic: bool,
+) -> None:
+    """Canonical bytes back identical; truncation, trailing bytes, small buffers, init, fuzz."""
+    headers: Headers = request.getfixturevalue(f"{producer}_headers")
+    types = headers.types
+    if generic:
+        assert any(GENERIC_MACRO in h.read_text() for h in headers.out.rglob("*.h")), (
+            f"no header mentions {GENERIC_MACRO}"
+        )
+    exe = build_harness(headers, types, tmp_path / "build", [GENERIC_MACRO] if generic else [])
+
+    listed = run_exe([exe, "list"]).splitlines()
+    assert len(listed) == len(types)
+    for line, t in zip(listed, types, strict=True):
+        _, name, _, buffer_size, extent = line.split()
+        assert (name, int(buffer_size), int(extent)) == (c_name(t), max_bytes(t), extent_bytes(t))
+
+    indexed = [(i, c) for i, t in enumerate(types) for c in c_cases[c_name(t)]]
+    cases = [c for _, (c, _) in indexed]
+    (tmp_path / "cases.bin").write_bytes(b"".join(c.record(i) for i, (c, _) in indexed))
+    lines = run_exe([exe, "run", tmp_path / "cases.bin"], cases).splitlines()
+    assert len(lines) == len(cases)
+    notes: dict[str, set[str]] = {}
+    failures = []
+    for (_, (case, want)), line in zip(indexed, lines, strict=True):
+        try:
+            check(case, want, Outcome.parse(line), notes)
+        except AssertionError as ex:
+            failures.append(str(ex))
+    assert not failures, f"{len(failures)} of {len(cases)} cases:\n" + "\n".join(failures[:40])
+    for what, names in notes.items():
+        print(f"{producer}: {what}: {len(names)} types")
+
+
+def _build_app(headers: Headers, folder: Path, defines: list[str]) -> Path:
+    gcc = _gcc()
+    folder.mkdir(parents=True)
+    exe = folder / "app"
+    flags = [*CFLAGS, *(f"-D{d}" for d in defines), f"-I{headers.out}"]
+    _compile([gcc, *flags, str(C_DIR / "app.c"), "-o", str(exe)])
+    return exe
+
+
+def _app_oracle(all_types: list[Any]) -> dict[str, str]:
+    """pydsdl's bytes of three messages app.c builds, as it prints them."""
+    by_name = {f"{unwrap(t).full_name}": t for t in all_types}
+    heartbeat = {"uptime": 123456, "health": {"value": 3}, "mode": {"value": 2}}
+    request = {
+        "name": {"name": "motor.pwm.limits"},
+        "value": {"natural16": {"value": [1000, 1500, 65535]}},
+    }
+    info = {
+        "protocol_version": {"major": 1, "minor": 0},
+        "hardware_version": {"major": 2, "minor": 1},
+        "software_version": {"major": 3, "minor": 0},
+        "software_vcs_revision_id": 0xDEADBEEFCAFE,
+        "unique_id": [i * 17 for i in range(16)],
+        "name": "org.example.motor",
+        "software_image_crc": [0x1122334455667788],
+        "certificate_of_authenticity": bytes([1, 2, 3, 4]),
+    }
+    out = {}
+    for label, name, value in [
+        ("heartbeat", "uavcan.node.Heartbeat", {**heartbeat, "vendor_specific_status_code": 0xA5}),
+        ("access request", "uavcan.register.Access.Request", request),
+        ("get info response", "uavcan.node.GetInfo.Response", info),
+    ]:
+        data = pydsdl.serialize(by_name[name], value)
+        out[label] = f"{label}: rc=0 size={len(data)} bytes={data.hex()}"
+    return out
+
+
+def test_same_application_source(
+    wireplan_headers: Headers, nunavut_headers: Headers, all_types: list[Any], tmp_path: Path
+) -> None:
+    """tests/dsdl/c/app.c builds against both producers' headers and prints the same."""
+    theirs = run_exe([_build_app(nunavut_headers, tmp_path / "nunavut", [])])
+    for line in _app_oracle(all_types).values():
+        assert line in theirs.splitlines(), theirs
+    assert "?" not in theirs, theirs
+    mine = run_exe([_build_app(wireplan_headers, tmp_path / "wireplan", [])])
+    assert mine == theirs
+    generic = run_exe([_build_app(wireplan_headers, tmp_path / "generic", [GENERIC_MACRO])])
+    assert generic == theirs
