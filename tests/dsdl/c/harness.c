@@ -5,10 +5,11 @@
  *
  * A case is four little-endian uint32 (type index, operation, output capacity, input length)
  * and the input bytes.  Operation 0 deserializes the input and serializes the object back;
- * operation 1 initializes the object and serializes it.  Every buffer is allocated at its exact
- * size (an empty input is passed as NULL) and the object is filled with 0xA5 first, so that
+ * operation 1 initializes the object and serializes it; operation 2 passes NULL for each pointer
+ * in turn (and prints the four results).  Every buffer ends where its size says
+ * (an empty input is passed as NULL) and the object is filled with 0xA5 first, so that
  * AddressSanitizer sees any access past a buffer and UndefinedBehaviorSanitizer any field left
- * unset.  Printed per case: deserialize result, bytes consumed, serialize result, bytes
+ * unset.  Every other case puts both buffers at an odd address: the API promises no alignment.  Printed per case: deserialize result, bytes consumed, serialize result, bytes
  * written and those bytes in hex ("-" when not run).
  */
 #include "harness.h"
@@ -51,7 +52,12 @@ static int list_types(void)
     return 0;
 }
 
-static int run_case(const struct harness_type* t, uint32_t op, uint32_t capacity, uint8_t* input, size_t in_len)
+static int run_case(const struct harness_type* t,
+                    uint32_t op,
+                    uint32_t capacity,
+                    const uint8_t* input,
+                    size_t in_len,
+                    size_t shift)
 {
     void* obj = malloc(t->object_size);
     if (obj == NULL)
@@ -59,6 +65,22 @@ static int run_case(const struct harness_type* t, uint32_t op, uint32_t capacity
         return 1;
     }
     memset(obj, 0xA5, t->object_size);
+    if (op == 2)
+    {
+        uint8_t byte = 0;
+        size_t size = 1;
+        const int a = t->serialize(NULL, &byte, &size);
+        size = 1;
+        const int b = t->serialize(obj, NULL, &size);
+        size = 1;
+        const int c = t->deserialize(NULL, &byte, &size);
+        size = 1;
+        const int d = t->deserialize(obj, NULL, &size);
+        printf("%d %d %d %d -\n", a, b, c, d);
+        fflush(stdout);
+        free(obj);
+        return 0;
+    }
     int8_t des = 0;
     size_t consumed = in_len;
     if (op == 0)
@@ -78,13 +100,14 @@ static int run_case(const struct harness_type* t, uint32_t op, uint32_t capacity
         free(obj);
         return 0;
     }
-    /* A zero capacity still gets a valid pointer: NULL is an invalid argument to serialize. */
-    uint8_t* out = malloc(capacity > 0 ? capacity : 1U);
-    if (out == NULL)
+    /* The buffer ends where the block ends; a zero capacity still gets a valid pointer. */
+    uint8_t* const block = malloc((capacity + shift > 0) ? (capacity + shift) : 1U);
+    if (block == NULL)
     {
         free(obj);
         return 1;
     }
+    uint8_t* const out = block + shift;
     size_t written = capacity;
     const int8_t ser = t->serialize(obj, out, &written);
     if (ser < 0)
@@ -101,7 +124,7 @@ static int run_case(const struct harness_type* t, uint32_t op, uint32_t capacity
         printf("%s\n", written > 0 ? "" : "-");
     }
     fflush(stdout); /* what ran before a sanitizer report is known */
-    free(out);
+    free(block);
     free(obj);
     return 0;
 }
@@ -119,6 +142,7 @@ static int run_cases(const char* path)
     uint32_t capacity = 0;
     uint32_t in_len = 0;
     int status = 0;
+    size_t number = 0;
     while (status == 0 && read_u32(f, &index))
     {
         const struct harness_type* t = type_at(index);
@@ -128,7 +152,9 @@ static int run_cases(const char* path)
             status = 1;
             break;
         }
-        uint8_t* input = (in_len > 0) ? malloc(in_len) : NULL;
+        const size_t shift = number++ % 2U;
+        uint8_t* const block = (in_len > 0) ? malloc(in_len + shift) : NULL;
+        uint8_t* const input = (block != NULL) ? (block + shift) : NULL;
         if ((in_len > 0) && ((input == NULL) || (fread(input, 1, in_len, f) != in_len)))
         {
             fprintf(stderr, "bad case file\n");
@@ -136,9 +162,9 @@ static int run_cases(const char* path)
         }
         else
         {
-            status = run_case(t, op, capacity, input, in_len);
+            status = run_case(t, op, capacity, input, in_len, shift);
         }
-        free(input);
+        free(block);
     }
     fclose(f);
     return status;
