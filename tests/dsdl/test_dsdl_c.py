@@ -355,6 +355,16 @@ def nunavut_headers(tmp_path_factory: pytest.TempPathFactory, all_types: list[An
     return Headers("nunavut", out, covered)
 
 
+@pytest.fixture(scope="session")
+def nunavut_full_headers(tmp_path_factory: pytest.TempPathFactory, all_types: list[Any]) -> Headers:
+    """nunavut 3.1's headers of every type (about a minute of nnvg: the slow run only)."""
+    out = tmp_path_factory.mktemp("nunavut-full-c")
+    run_nnvg(out, [str(UAVCAN)], [])
+    run_nnvg(out, [str(REG)], [UAVCAN])
+    run_nnvg(out, [str(CORNER)], [])
+    return Headers("nunavut", out, all_types)
+
+
 # ---------------------------------------------------------------- building
 
 
@@ -442,6 +452,7 @@ BUILDS = {
     "wireplan": ("wireplan", False, "-O2"),
     "generic": ("wireplan", True, "-O0"),
     "nunavut": ("nunavut", False, "-O0"),
+    "nunavut_full": ("nunavut_full", False, "-O0"),
 }
 
 
@@ -493,9 +504,19 @@ def harness_runs(
     return run
 
 
-@pytest.mark.parametrize("build", list(BUILDS))
-def test_round_trips(harness_runs: Callable[[str], Run], build: str) -> None:
+@pytest.mark.parametrize(
+    "build",
+    [
+        *(b for b in BUILDS if b != "nunavut_full"),
+        pytest.param("nunavut_full", marks=pytest.mark.slow),
+    ],
+)
+def test_round_trips(
+    harness_runs: Callable[[str], Run], build: str, pytestconfig: pytest.Config
+) -> None:
     """Canonical bytes back identical; truncation, trailing bytes, small buffers, init, fuzz."""
+    if build == "nunavut_full" and "slow" not in (pytestconfig.getoption("markexpr") or ""):
+        pytest.skip("slow: run with -m slow")
     run = harness_runs(build)
     notes: dict[str, set[str]] = {}
     failures = []
@@ -535,12 +556,17 @@ def _same_value(case: Case, mine: str, theirs: str) -> bool:
     return bool(same(pydsdl.deserialize(case.t, a.out), pydsdl.deserialize(case.t, b.out)))
 
 
-def _build_app(headers: Headers, folder: Path, defines: list[str]) -> Path:
-    gcc = _gcc()
+def _build_app(headers: Headers, folder: Path, defines: list[str], cxx: bool = False) -> Path:
+    """app.c as C11, or as C++17 (nunavut's C headers are usable from C++)."""
     folder.mkdir(parents=True)
     exe = folder / "app"
     flags = [*CFLAGS, "-O1", *(f"-D{d}" for d in defines), f"-I{headers.out}"]
-    _compile([gcc, *flags, str(C_DIR / "app.c"), "-o", str(exe)])
+    if cxx:
+        gxx = _need(shutil.which(os.environ.get("CXX", "g++")), "g++")
+        flags = [gxx, "-x", "c++", *(f for f in flags if f != "-std=c11"), "-std=c++17"]
+    else:
+        flags = [_gcc(), *flags]
+    _compile([*flags, str(C_DIR / "app.c"), "-o", str(exe)])
     return exe
 
 
@@ -576,7 +602,8 @@ def _app_oracle(all_types: list[Any]) -> dict[str, str]:
 def test_same_application_source(
     wireplan_headers: Headers, nunavut_headers: Headers, all_types: list[Any], tmp_path: Path
 ) -> None:
-    """tests/dsdl/c/app.c builds against both producers' headers and prints the same."""
+    """tests/dsdl/c/app.c builds against both producers' headers and prints the same (also
+    with the portable path forced, and compiled as C++)."""
     theirs = run_exe([_build_app(nunavut_headers, tmp_path / "nunavut", [])])
     for line in _app_oracle(all_types).values():
         assert line in theirs.splitlines(), theirs
@@ -585,3 +612,6 @@ def test_same_application_source(
     assert mine == theirs
     generic = run_exe([_build_app(wireplan_headers, tmp_path / "generic", [GENERIC_MACRO])])
     assert generic == theirs
+    for headers in (nunavut_headers, wireplan_headers):
+        cxx = _build_app(headers, tmp_path / f"{headers.producer}-cxx", [], cxx=True)
+        assert run_exe([cxx]) == theirs, f"{headers.producer}'s headers from C++"
