@@ -163,7 +163,7 @@ class Case:
     """One run of the harness: deserialize ``data`` (or initialize) and serialize into ``cap``."""
 
     t: Any
-    kind: str  # canonical, truncated, trailing, small, fuzz, init, nulls
+    kind: str  # canonical, truncated, trailing, small, fuzz (random or changed bytes), init, nulls
     data: bytes
     cap: int
     origin: bytes | None = None  # the canonical bytes the input was made from
@@ -181,9 +181,12 @@ def type_cases(t: Any, *, n_values: int) -> list[Case]:
     canon += [pydsdl.serialize(t, random_value(t, rng, max_var=300)) for _ in range(2)]
     cases = [Case(t, "canonical", c, top, c) for c in canon]
     longest = max(canon, key=len)
+    # Cut every message somewhere, the longest also one byte short, in half and after a byte.
+    cuts = [(c, rng.randrange(len(c))) for c in canon if c]
+    ends = sorted({len(longest) - 1, len(longest) // 2, 1})
+    cuts += [(longest, n) for n in ends if 0 < n < len(longest)]
+    cases += [Case(t, "truncated", c[:n], top, c) for c, n in cuts]
     for c in (canon[0], longest):
-        if c:
-            cases.append(Case(t, "truncated", c[: rng.randrange(len(c))], top, c))
         tail = rng.randbytes(rng.randint(1, 4))
         cases.append(Case(t, "trailing", c + tail, top, c))
     if longest:
@@ -195,6 +198,11 @@ def type_cases(t: Any, *, n_values: int) -> list[Case]:
     cases.append(Case(t, "nulls", b"", 0))
     for _ in range(3):
         cases.append(Case(t, "fuzz", rng.randbytes(rng.randint(0, min(top + 3, 300))), top))
+    for c in [c for c in (canon[0], longest) if c]:  # a few bytes of a message changed
+        mutated = bytearray(c)
+        for _ in range(rng.randint(1, 3)):
+            mutated[rng.randrange(len(mutated))] = rng.randrange(256)
+        cases.append(Case(t, "fuzz", bytes(mutated), top))
     return cases
 
 
