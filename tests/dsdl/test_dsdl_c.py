@@ -2,12 +2,14 @@
 
 One generated harness (tests/dsdl/c/harness.c plus a type table per translation unit)
 deserializes pydsdl's canonical bytes of random values of every type of uavcan, reg and
-the corner namespace and serializes them back; truncated input, trailing bytes, random
-bytes, too small output buffers and ``_initialize_`` are cases too.  The harness only
-runs the functions; every expectation comes from pydsdl here.  It is generator-agnostic:
-the same source is built against each producer's headers (nunavut's, on a subset, checks
-the harness itself), and wireplan's also with the portable path forced.  A small
-application (tests/dsdl/c/app.c) must print the same against both producers' headers.
+the corner namespace and serializes them back; truncated input, trailing bytes, random and
+changed bytes, too small output buffers, NULL arguments and ``_initialize_`` are cases too.
+The harness only runs the functions; every expectation comes from pydsdl here.  It is
+generator-agnostic: the same source is built against each producer's headers (nunavut's,
+on a subset, checks the harness itself; ``-m slow`` runs every type), and wireplan's also
+with the portable path forced; on the types both cover, wireplan must answer as nunavut
+does, case by case.  A small application (tests/dsdl/c/app.c) must print the same against
+both producers' headers, as C and as C++.
 """
 
 from __future__ import annotations
