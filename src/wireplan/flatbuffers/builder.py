@@ -330,6 +330,10 @@ class Builder:
       fields listed for its value are written; a value not listed writes
       every field.
     - ``too_large_hint``: what the error for a layout past 2 GiB suggests.
+    - ``max_depth`` / ``max_tables``: refuse (``EncodeError``) a value whose
+      tables nest deeper than ``max_depth`` (the root at depth 0) or that has
+      more than ``max_tables`` tables, as a reader's verifier would;
+      ``limits_why`` says whose limits they are, for the message.
     """
 
     def __init__(
@@ -342,9 +346,15 @@ class Builder:
         keep_empty: Collection[tuple[str, str]] = (),
         variants: Mapping[str, tuple[str, Mapping[Any, Collection[str]]]] | None = None,
         too_large_hint: str = "store large vectors outside the buffer (external data)",
+        max_depth: int | None = None,
+        max_tables: int | None = None,
+        limits_why: str = "",
     ) -> None:
         schema.check()
         self.too_large_hint = too_large_hint
+        self.max_depth = _UNLIMITED if max_depth is None else max_depth
+        self.max_tables = _UNLIMITED if max_tables is None else max_tables
+        self.limits_why = limits_why
         self.schema = schema
         self.large_bytes = large_bytes
         self._tables: dict[str, _Table] = {}
@@ -529,6 +539,8 @@ class Builder:
         return state.finish()
 
 
+_UNLIMITED = 1 << 62
+
 _MAPPING, _OBJECT, _NOT_A_TABLE = 0, 1, 2
 # What a Python type is as a table value, asked once per type (an ABC check per
 # table costs more than the rest of the dispatch for models of many small tables).
@@ -546,10 +558,12 @@ def _form_of(tv: type) -> int:
 class _State:
     """One build: the metadata buffer, the vtable cache, the large vectors pending."""
 
-    __slots__ = ("buf", "builder", "pending", "subst", "tables", "vtables")
+    __slots__ = ("buf", "builder", "count", "depth", "pending", "subst", "tables", "vtables")
 
     def __init__(self, builder: Builder, substitutes: Mapping[int, Any] | None = None) -> None:
         self.builder = builder
+        self.depth = -1  # of the table being placed (the root: 0)
+        self.count = 0  # tables placed
         self.subst = substitutes or None
         self.tables = builder._tables
         self.buf = bytearray()
@@ -619,7 +633,23 @@ class _State:
                 continue
             add_entry(e)
             add_value(v)
-        return self.place_table(ct, present, values, path)
+        depth = self.depth + 1
+        self.count += 1
+        if depth > self.builder.max_depth or self.count > self.builder.max_tables:
+            self.refuse(depth, path)
+        self.depth = depth
+        pos = self.place_table(ct, present, values, path)
+        self.depth = depth - 1
+        return pos
+
+    def refuse(self, depth: int, path: _Path) -> None:
+        b = self.builder
+        why = f" ({b.limits_why})" if b.limits_why else ""
+        if depth > b.max_depth:
+            raise EncodeError(
+                f"tables nest deeper than {b.max_depth} levels{why}", render_path(path)
+            )
+        raise EncodeError(f"more than {b.max_tables} tables{why}", render_path(path))
 
     def enum_value(self, e: _Entry, v: str, path: _Path) -> int:
         assert e.enum is not None

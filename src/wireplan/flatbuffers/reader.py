@@ -371,6 +371,8 @@ def _generate(
             elif kind == _TABLE:
                 w("            at = pos + fo")
                 w("            tp = at + U32(mv, at)[0]")
+                w("            if tp + 4 > n:")
+                w("                r._ref(at)")
                 w(f"            {v} = t_{f.target}(r, tp, depth + 1)")
             elif kind == _VEC_TABLE:
                 w(f"            {v} = v_{f.target}(r, r._ref(pos + fo), depth + 1)")
@@ -391,7 +393,8 @@ def _generate(
                 w(f"            to = sl[{f.slot - 1}]")
                 w("            if to and to + 1 > tsize:")
                 w(
-                    "                raise DecodeError('union type code lies outside its table', pos + to)"
+                    "                raise DecodeError('union type code lies outside its table', "
+                    f"vt + {4 + 2 * (f.slot - 1)})"
                 )
                 w("            code = U8(mv, pos + to)[0] if to else 0")
                 w("            if code:")
@@ -418,11 +421,15 @@ def _generate(
         w(f"def v_{tname}(r, pos, depth):")
         w("    count = r._length(pos, 4)")
         w("    mv = r._mv")
+        w("    n = r._n")
         w("    out = []")
         w("    at = pos + 4")
         w("    for i in range(count):")
         w("        try:")
-        w(f"            out.append(t_{tname}(r, at + U32(mv, at)[0], depth))")
+        w("            tp = at + U32(mv, at)[0]")
+        w("            if tp + 4 > n:")
+        w("                r._ref(at)")
+        w(f"            out.append(t_{tname}(r, tp, depth))")
         w("        except DecodeError as exc:")
         w("            raise exc.under(f'[{i}]') from None")
         w("        at += 4")
@@ -570,6 +577,58 @@ class TableReader:
             )
         return pos + fo
 
+    def locate(self, path: str, root: int | None = None) -> int | None:
+        """Where the value at ``path`` (``$.model.graph.initializers[2].dims``) is stored.
+
+        For the error path of checks made after decoding: the position of
+        the field (a scalar itself, or the uoffset of a reference), or of
+        the vector element for a path ending in ``[i]``; ``None`` if the
+        path leads through an absent field.  Starts at the root table
+        (``root``: its position, default from the header).
+        """
+        table = self.schema.root
+        pos = self.root_position() if root is None else root
+        at: int | None = None
+        for token in _path_tokens(path):
+            if isinstance(token, int):
+                if at is None or table == "":
+                    return None
+                vec = self.follow(at)
+                if not 0 <= token < self._length(vec, 4):
+                    return None
+                at = vec + 4 + 4 * token
+                continue
+            if at is not None:  # step into the table the last field refers to
+                pos = self.follow(at)
+            if table == "":
+                return None
+            fdef = next((f for f in self.schema.tables[table].fields if f.name == token), None)
+            if fdef is None:
+                raise KeyError(f"table {table} has no field {token!r}")
+            at = self.field_position(table, pos, token)
+            if at is None:
+                return None
+            t = fdef.type
+            if t.kind == "table":
+                table = t.name
+            elif t.kind == "vector" and t.element is not None and t.element.kind == "table":
+                table = t.element.name
+            elif t.kind == "union":
+                table = self._union_member(pos, fdef.slot - 1, t.name)
+            else:
+                table = ""  # nothing to step into
+        return at
+
+    def _union_member(self, pos: int, code_slot: int, union: str) -> str:
+        """The member table named by the type code in slot ``code_slot`` ("" if none)."""
+        mv = self._mv
+        vt = pos - _I32(mv, pos)[0]
+        if code_slot >= (_U16(mv, vt)[0] - 4) >> 1:
+            return ""
+        fo = _U16(mv, vt + 4 + 2 * code_slot)[0]
+        code = _U8(mv, pos + fo)[0] if fo else 0
+        return self.schema.unions[union].members.get(code, "")
+
     def follow(self, at: int) -> int:
         """The position a uoffset stored at ``at`` refers to, checked to lie inside the buffer."""
         if at < 0 or at + 4 > self._n:
@@ -686,6 +745,19 @@ class TableReader:
                 raise exc.under(f"[{i}]") from None
             at += 4
         return out
+
+
+def _path_tokens(path: str) -> list[str | int]:
+    """``"$.a.b[3].c"`` as ``["a", "b", 3, "c"]``."""
+    out: list[str | int] = []
+    for part in path.removeprefix("$").split("."):
+        if not part:
+            continue
+        name, *indices = part.split("[")
+        if name:
+            out.append(name)
+        out.extend(int(i.rstrip("]")) for i in indices)
+    return out
 
 
 def read_root(

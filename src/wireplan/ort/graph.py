@@ -26,10 +26,14 @@ if TYPE_CHECKING:
     from wireplan.ort.model import Graph, Node, Tensor
 
 __all__ = [
+    "MAX_DEPTH",
+    "MAX_GRAPH_NESTING",
+    "MAX_TABLES",
     "ROOT",
     "EdgeEnd",
     "NodeEdge",
     "has_subgraph",
+    "nesting_problem",
     "node_edges",
     "subgraphs",
     "topological_order",
@@ -40,6 +44,33 @@ __all__ = [
 
 #: The path of an .ort model's main graph.
 ROOT = "$.model.graph"
+
+#: The deepest table an .ort may hold, the root ``InferenceSession`` at depth 0: onnxruntime
+#: verifies files with FlatBuffers' default verifier, which refuses more than 64 levels
+#: ("ORT model verification failed").  ``load`` refuses deeper files, the writer deeper models.
+MAX_DEPTH = 63
+#: The most tables an .ort may hold (the same verifier's default ``max_tables``).
+MAX_TABLES = 1_000_000
+#: Subgraph levels no .ort can hold: the main graph is at depth 2 and each level costs three
+#: tables (Node, Attribute, Graph), so a graph nested deeper than this is past :data:`MAX_DEPTH`.
+MAX_GRAPH_NESTING = (MAX_DEPTH - 2) // 3
+
+
+def nesting_problem(graph: Graph, limit: int = MAX_GRAPH_NESTING) -> str | None:
+    """The path of a graph nested more than ``limit`` levels inside ``graph``, or ``None``.
+
+    Iterative, so a model nested past Python's recursion limit is found too.
+    """
+    stack: list[tuple[Graph, str, int]] = [(graph, ROOT, 0)]
+    while stack:
+        g, path, level = stack.pop()
+        if level > limit:
+            return path
+        for i, node in enumerate(g.nodes):
+            if has_subgraph(node):
+                for where, inner in subgraphs(node, f"{path}.nodes[{i}]"):
+                    stack.append((inner, where, level + 1))
+    return None
 
 
 @dataclass(frozen=True, slots=True)

@@ -56,12 +56,18 @@ def _normal_domain(domain: str) -> str:
     return "" if domain in _ONNX_DOMAINS else domain
 
 
+_INT32_MAX = 2**31 - 1
+
+
 def signature(domain: str, op_type: str, opset_version: int) -> Signature | None:
     """The schema of ``op_type`` in force at ``opset_version`` of ``domain``, from any source.
 
     ``onnx.defs`` first (when ``onnx`` is installed), then the schemas
-    onnxruntime registers (when it is installed); ``None`` if neither knows it.
+    onnxruntime registers (when it is installed); ``None`` if neither knows it,
+    or if ``opset_version`` is outside int32 (what both keep opset versions in).
     """
+    if not 0 <= opset_version <= _INT32_MAX:
+        return None
     found: Signature | None = None
     try:
         from wireplan.ort.onnx_bridge import onnx_op_signature

@@ -53,6 +53,8 @@ from wireplan.ort.graph import EdgeEnd, NodeEdge, walk_graphs
 from wireplan.ort.schema import TENSOR_DATA_TYPE, TYPE_INFO_VALUE
 
 __all__ = [
+    "ELEMENT_BYTES",
+    "MAX_RANK",
     "NUMPY_DTYPES",
     "TABLE_CLASSES",
     "ArgTypeAndIndex",
@@ -86,7 +88,9 @@ __all__ = [
     "TensorTypeAndShape",
     "TypeInfo",
     "ValueInfo",
+    "element_count",
     "numpy_dtype",
+    "shape_problem",
 ]
 
 Array = np.ndarray[Any, np.dtype[Any]]
@@ -165,6 +169,63 @@ def numpy_dtype(data_type: int) -> np.dtype[Any] | None:
     found: np.dtype[Any] = np.dtype(getattr(ml_dtypes, _ML_DTYPE_NAMES[data_type]))
     NUMPY_DTYPES[data_type] = found
     return found
+
+
+#: The highest tensor rank wireplan reads or writes (numpy 2's limit on array dimensions).
+MAX_RANK = 64
+#: Bytes per element of the fixed-size data types an .ort holds (STRING and UNDEFINED have none).
+ELEMENT_BYTES: dict[int, int] = {
+    TENSOR_DATA_TYPE[name]: size
+    for name, size in (
+        ("FLOAT", 4),
+        ("UINT8", 1),
+        ("INT8", 1),
+        ("UINT16", 2),
+        ("INT16", 2),
+        ("INT32", 4),
+        ("INT64", 8),
+        ("BOOL", 1),
+        ("FLOAT16", 2),
+        ("DOUBLE", 8),
+        ("UINT32", 4),
+        ("UINT64", 8),
+        ("COMPLEX64", 8),
+        ("COMPLEX128", 16),
+        ("BFLOAT16", 2),
+        ("FLOAT8E4M3FN", 1),
+        ("FLOAT8E4M3FNUZ", 1),
+        ("FLOAT8E5M2", 1),
+        ("FLOAT8E5M2FNUZ", 1),
+    )
+}
+
+
+def shape_problem(dims: Any, itemsize: int = 1) -> str | None:
+    """Why ``dims`` cannot be a tensor's shape (None if it can).
+
+    More than :data:`MAX_RANK` dimensions, a negative one, or a size past
+    2**63 - 1 bytes even with the zero dimensions left out (numpy refuses
+    such a shape whatever the element count).
+    """
+    if len(dims) > MAX_RANK:
+        return f"{len(dims)} dimensions, more than {MAX_RANK}"
+    size = itemsize
+    for d in dims:
+        d = int(d)
+        if d < 0:
+            return f"a negative dimension {d}"
+        size *= max(d, 1)
+    if size >= 1 << 63:
+        return f"dimensions {tuple(int(d) for d in dims)} too large for any array"
+    return None
+
+
+def element_count(dims: Any) -> int:
+    """The number of elements of a tensor of shape ``dims`` (checked with :func:`shape_problem`)."""
+    count = 1
+    for d in dims:
+        count *= int(d)
+    return count
 
 
 # --- types -----------------------------------------------------------------------------------
@@ -256,27 +317,39 @@ class Tensor:
         from wireplan.errors import DecodeError
 
         shape = self.shape
-        count = 1
-        for d in shape:
-            count *= d
+        dtype = numpy_dtype(self.data_type)
+        problem = shape_problem(shape, 1 if dtype is None else dtype.itemsize)
+        if problem is not None:
+            raise DecodeError(f"tensor {self.name!r} has {problem}", 0, "$.dims")
+        count = element_count(shape)
         if self.data_type == TENSOR_DATA_TYPE["STRING"]:
             if len(self.string_data) != count:
                 raise DecodeError(
-                    f"tensor {self.name!r}: {len(self.string_data)} strings for shape {shape}", 0
+                    f"tensor {self.name!r}: {len(self.string_data)} strings for shape {shape}",
+                    0,
+                    "$.string_data",
                 )
-            return np.array(self.string_data, dtype=object).reshape(shape)
-        dtype = numpy_dtype(self.data_type)
+            try:
+                return np.array(self.string_data, dtype=object).reshape(shape)
+            except ValueError as exc:
+                raise DecodeError(f"tensor {self.name!r}: {exc}", 0, "$.dims") from None
         if dtype is None:
             raise DecodeError(
-                f"tensor {self.name!r}: no numpy dtype for data_type {self.data_type}", 0
+                f"tensor {self.name!r}: no numpy dtype for data_type {self.data_type}",
+                0,
+                "$.data_type",
             )
-        if any(d < 0 for d in shape) or count * dtype.itemsize != self.raw_data.shape[0]:
+        if count * dtype.itemsize != self.raw_data.shape[0]:
             raise DecodeError(
                 f"tensor {self.name!r}: {self.raw_data.shape[0]} bytes of raw_data for "
                 f"{dtype} {shape}",
                 0,
+                "$.raw_data",
             )
-        return self.raw_data.view(dtype).reshape(shape)
+        try:
+            return self.raw_data.view(dtype).reshape(shape)
+        except ValueError as exc:  # numpy 1 allows 32 dimensions only
+            raise DecodeError(f"tensor {self.name!r}: {exc}", 0, "$.dims") from None
 
 
 @dataclass(eq=False, slots=True)
@@ -519,7 +592,15 @@ class OrtModel(Closing):
     @property
     def initializers(self) -> dict[str, Array]:
         """Initializers of the main graph by name, as typed numpy arrays (views, no copy)."""
-        return {t.name: t.numpy() for t in self.graph.initializers}
+        from wireplan.errors import DecodeError
+
+        out = {}
+        for i, t in enumerate(self.graph.initializers):
+            try:
+                out[t.name] = t.numpy()
+            except DecodeError as exc:
+                raise exc.under(f".model.graph.initializers[{i}]") from None
+        return out
 
     def graphs(self) -> Iterator[Graph]:
         """The main graph, then every subgraph (If/Loop/Scan bodies), depth first.

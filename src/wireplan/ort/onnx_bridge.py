@@ -41,6 +41,7 @@ import onnx.helper
 import onnx.inliner
 import onnx.numpy_helper
 import onnx.shape_inference
+from google.protobuf.message import DecodeError as ProtobufDecodeError  # type: ignore[import-untyped]
 
 from wireplan.core.atomic import SizedFile, atomic_open, write_bytes, write_group, write_plan
 from wireplan.core.buffers import MappedFile
@@ -48,7 +49,7 @@ from wireplan.core.gcpause import gc_paused
 from wireplan.core.plan import Plan, is_power_of_two
 from wireplan.errors import EncodeError
 from wireplan.ort import model as m
-from wireplan.ort.graph import node_edges, topological_order, walk_tensors
+from wireplan.ort.graph import nesting_problem, node_edges, topological_order, walk_tensors
 from wireplan.ort.schema import ATTRIBUTE_TYPE, DIMENSION_VALUE_TYPE, TENSOR_DATA_TYPE
 
 if TYPE_CHECKING:  # annotations only: kernel_types imports this module when it asks onnx
@@ -63,6 +64,12 @@ __all__ = [
 ]
 
 _ONNX_DOMAINS = ("", "ai.onnx")
+#: Attribute types an ONNX AttributeProto holds that the .ort converts (FLOAT .. GRAPHS).
+_CONVERTIBLE_ATTRIBUTES = frozenset(range(ATTRIBUTE_TYPE["FLOAT"], ATTRIBUTE_TYPE["GRAPHS"] + 1))
+#: protobuf's default recursion limit (``onnx.load`` parses with it): a ModelProto nests at
+#: most this many messages, the main graph is the second and each subgraph level adds three.
+_PROTOBUF_DEPTH = 100
+_NESTING = (_PROTOBUF_DEPTH - 2) // 3
 _PROTOBUF_LIMIT = 2**31 - 1
 _STRING = TENSOR_DATA_TYPE["STRING"]
 _DIM_VALUE = DIMENSION_VALUE_TYPE["VALUE"]
@@ -205,6 +212,12 @@ class _ToOnnx:
         p.name = a.name
         if a.doc_string:
             p.doc_string = a.doc_string
+        if a.type not in _CONVERTIBLE_ATTRIBUTES:
+            raise EncodeError(
+                f"attribute {a.name!r} has type {a.type}, which cannot be converted (ONNX "
+                f"attribute types this converter writes: {sorted(_CONVERTIBLE_ATTRIBUTES)})",
+                path + ".type",
+            )
         p.type = a.type  # type: ignore[assignment]
         at = ATTRIBUTE_TYPE
         if a.type == at["FLOAT"]:
@@ -286,7 +299,22 @@ class _ToOnnx:
         return p
 
     def model(self, om: m.OrtModel) -> onnx.ModelProto:
-        proto = self._model(om)
+        md = om.model
+        where = None if md is None or md.graph is None else nesting_problem(md.graph, _NESTING)
+        if where is not None:
+            raise EncodeError(
+                f"subgraphs nest more than {_NESTING} levels deep: past protobuf's limit of "
+                f"{_PROTOBUF_DEPTH} nested messages (onnx.load refuses such a model)",
+                where,
+            )
+        try:
+            proto = self._model(om)
+        except (ProtobufDecodeError, RecursionError) as exc:
+            # Copying a subgraph reparses it: types nested inside may still pass the limit.
+            raise EncodeError(
+                f"the ONNX model nests past protobuf's limit of {_PROTOBUF_DEPTH} nested "
+                f"messages (onnx.load refuses such a model): {exc}"
+            ) from None
         if proto.ir_version < 4:
             # Before IR 4 every initializer must also be a graph input; onnxruntime's optimizers
             # add initializers (folded constants) without listing them.

@@ -25,38 +25,30 @@ from wireplan.core.buffers import MappedFile, as_memoryview
 from wireplan.core.closing import Closing
 from wireplan.core.execute import run_copies
 from wireplan.errors import DecodeError
-from wireplan.flatbuffers.reader import DEFAULT_LIMITS, Limits, TableReader
-from wireplan.ort.graph import walk_tensors
-from wireplan.ort.model import TABLE_CLASSES, OrtModel, Tensor
-from wireplan.ort.schema import FILE_IDENTIFIER, ORT_SCHEMA, SUPPORTED_VERSIONS, TENSOR_DATA_TYPE
+from wireplan.flatbuffers.reader import Limits, TableReader
+from wireplan.ort.graph import MAX_DEPTH, walk_tensors
+from wireplan.ort.model import (
+    ELEMENT_BYTES,
+    TABLE_CLASSES,
+    OrtModel,
+    Tensor,
+    element_count,
+    shape_problem,
+)
+from wireplan.ort.schema import FILE_IDENTIFIER, ORT_SCHEMA, SUPPORTED_VERSIONS
 
-__all__ = ["ModelFiles", "external_offsets", "load", "payload_offsets", "tensor_paths"]
+__all__ = [
+    "ORT_LIMITS",
+    "ModelFiles",
+    "external_offsets",
+    "load",
+    "payload_offsets",
+    "tensor_paths",
+]
 
-# Bytes per element of the fixed-size data types an .ort holds (STRING and UNDEFINED have none).
-_ELEMENT_BYTES = {
-    TENSOR_DATA_TYPE[name]: size
-    for name, size in (
-        ("FLOAT", 4),
-        ("UINT8", 1),
-        ("INT8", 1),
-        ("UINT16", 2),
-        ("INT16", 2),
-        ("INT32", 4),
-        ("INT64", 8),
-        ("BOOL", 1),
-        ("FLOAT16", 2),
-        ("DOUBLE", 8),
-        ("UINT32", 4),
-        ("UINT64", 8),
-        ("COMPLEX64", 8),
-        ("COMPLEX128", 16),
-        ("BFLOAT16", 2),
-        ("FLOAT8E4M3FN", 1),
-        ("FLOAT8E4M3FNUZ", 1),
-        ("FLOAT8E5M2", 1),
-        ("FLOAT8E5M2FNUZ", 1),
-    )
-}
+#: ``load``'s default limits: tables nest at most :data:`wireplan.ort.graph.MAX_DEPTH` deep, as
+#: onnxruntime verifies (deeper files it refuses, and to_onnx could pass protobuf's limit).
+ORT_LIMITS = Limits(max_depth=MAX_DEPTH)
 
 
 class ModelFiles(Closing):
@@ -81,37 +73,53 @@ def external_offsets(model: OrtModel) -> list[tuple[str, str, int, int]]:
     From the metadata alone: tensors whose ``external_data_offset`` is set,
     in the order of :func:`tensor_paths`.
     """
+    src = model.source
+    buffer = None
+    if src is not None:
+        main = src.main if isinstance(src, ModelFiles) else src
+        buffer = main.buffer if isinstance(main, MappedFile) else main
     out: list[tuple[str, str, int, int]] = []
     for path, t in tensor_paths(model):
         if t.external_data_offset >= 0:
-            out.append((path, t.name, t.external_data_offset, _external_nbytes(t, path)))
+            n = _external_nbytes(t, path, buffer)
+            out.append((path, t.name, t.external_data_offset, n))
     return out
 
 
-def _external_nbytes(t: Tensor, path: str) -> int:
+def field_byte(buffer: Any, path: str) -> int:
+    """The byte of ``buffer`` (an .ort) that stores the field at ``path``; 0 if unknown.
+
+    Only for errors found after decoding: their offset names the stored value.
+    """
+    if buffer is None:
+        return 0
+    try:
+        at = TableReader(ORT_SCHEMA, buffer, classes=TABLE_CLASSES).locate(path)
+    except (DecodeError, KeyError, ValueError):
+        at = None
+    return 0 if at is None else at
+
+
+def _external_nbytes(t: Tensor, path: str, buffer: Any) -> int:
     where = f"{path}.external_data_offset"
-    size = _ELEMENT_BYTES.get(t.data_type)
+    size = ELEMENT_BYTES.get(t.data_type)
     if size is None:
         raise DecodeError(
             f"tensor {t.name!r} of data type {t.data_type} has an external_data_offset; only "
             "fixed-size numeric tensors can be stored outside the file",
-            t.external_data_offset,
+            field_byte(buffer, where),
             where,
         )
-    count = 1
-    for d in t.dims:
-        if d < 0:
-            raise DecodeError(
-                f"tensor {t.name!r} has a negative dimension {int(d)}",
-                t.external_data_offset,
-                where,
-            )
-        count *= int(d)
-    return count * size
+    problem = shape_problem(t.dims, size)
+    if problem is not None:
+        raise DecodeError(
+            f"tensor {t.name!r} has {problem}", field_byte(buffer, f"{path}.dims"), f"{path}.dims"
+        )
+    return element_count(t.dims) * size
 
 
 def _companion(
-    source: Any, external_data: Any, first: tuple[str, Tensor]
+    source: Any, external_data: Any, first: tuple[str, Tensor], buffer: Any
 ) -> tuple[MappedFile | memoryview, str]:
     """The companion file (mapped) or buffer, and its name for messages."""
     path, t = first
@@ -126,7 +134,7 @@ def _companion(
             raise DecodeError(
                 f"the external data file {os.fspath(target)!r} resolves outside the model's "
                 f"folder {os.fspath(folder)!r}",
-                t.external_data_offset,
+                field_byte(buffer, where),
                 where,
             )
     elif external_data is None:
@@ -134,7 +142,7 @@ def _companion(
             f"tensor {t.name!r} is stored outside the model (external_data_offset "
             f"{t.external_data_offset}); pass external_data= (a path or a buffer) to load it "
             "from a buffer",
-            t.external_data_offset,
+            field_byte(buffer, where),
             where,
         )
     else:
@@ -145,13 +153,13 @@ def _companion(
         raise DecodeError(
             f"tensor {t.name!r} is stored at byte {t.external_data_offset} of the external data "
             f"file {os.fspath(target)!r}, which cannot be read: {exc.strerror or exc}",
-            t.external_data_offset,
+            field_byte(buffer, where),
             where,
         ) from None
 
 
 def _attach_external(
-    model: OrtModel, source: Any, external_data: Any, copy: bool, threads: int | None
+    model: OrtModel, source: Any, external_data: Any, copy: bool, threads: int | None, main: Any
 ) -> MappedFile | None:
     """Point the external tensors' ``raw_data`` into the companion; the mapping to keep, if any."""
     found = [
@@ -161,19 +169,19 @@ def _attach_external(
     ]
     if not found:
         return None
-    companion, label = _companion(source, external_data, found[0])
+    companion, label = _companion(source, external_data, found[0], main)
     buffer = companion.buffer if isinstance(companion, MappedFile) else companion
     size = buffer.nbytes
     try:
         views = []
         for path, t in found:
-            n = _external_nbytes(t, path)
+            n = _external_nbytes(t, path, main)
             off = t.external_data_offset
             if off + n > size:
                 raise DecodeError(
                     f"tensor {t.name!r}: its {n} bytes at byte {off} of {label} run past its "
                     f"end ({size} bytes)",
-                    off,
+                    field_byte(main, f"{path}.external_data_offset"),
                     f"{path}.external_data_offset",
                 )
             views.append((t, np.frombuffer(buffer, dtype=np.uint8, count=n, offset=off)))
@@ -236,7 +244,7 @@ def load(
     *,
     copy: bool = False,
     threads: int | None = None,
-    limits: Limits = DEFAULT_LIMITS,
+    limits: Limits = ORT_LIMITS,
     external_data: str | os.PathLike[str] | Any = None,
 ) -> OrtModel:
     """Read an .ort model from a path (memory-mapped) or from a bytes-like object.
@@ -271,7 +279,7 @@ def load(
         mapped = MappedFile(source)
         try:
             model = _decode(mapped.buffer, copy=copy, threads=threads, limits=limits)
-            companion = _attach_external(model, source, external_data, copy, threads)
+            companion = _attach_external(model, source, external_data, copy, threads, mapped.buffer)
         except BaseException:
             mapped.close()
             raise
@@ -282,7 +290,7 @@ def load(
         return model
     buffer = as_memoryview(source)
     model = _decode(buffer, copy=copy, threads=threads, limits=limits)
-    companion = _attach_external(model, None, external_data, copy, threads)
+    companion = _attach_external(model, None, external_data, copy, threads, buffer)
     if not copy:
         model.source = source if companion is None else ModelFiles(source, companion)
     return model

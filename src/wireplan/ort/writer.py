@@ -45,8 +45,17 @@ from wireplan.core.plan import Plan, Region, is_power_of_two
 from wireplan.errors import EncodeError
 from wireplan.flatbuffers.builder import MAX_ALIGNMENT, Builder, BuildResult
 from wireplan.ort import casts, kernel_types
-from wireplan.ort.graph import subgraphs, walk_graphs, walk_tensors
+from wireplan.ort.graph import (
+    MAX_DEPTH,
+    MAX_GRAPH_NESTING,
+    MAX_TABLES,
+    nesting_problem,
+    subgraphs,
+    walk_graphs,
+    walk_tensors,
+)
 from wireplan.ort.model import (
+    ELEMENT_BYTES,
     Dimension,
     DimensionValue,
     Graph,
@@ -58,6 +67,8 @@ from wireplan.ort.model import (
     TensorTypeAndShape,
     TypeInfo,
     ValueInfo,
+    element_count,
+    shape_problem,
 )
 from wireplan.ort.schema import (
     ATTRIBUTE_TYPE,
@@ -231,6 +242,32 @@ def _tensor_problems(t: Tensor, path: str, format_version: int) -> Iterator[tupl
             "added it later, for training checkpoints, without a version bump)"
         )
         yield f"{path}.external_data_offset", why
+    yield from _size_problems(t, path)
+
+
+def _size_problems(t: Tensor, path: str) -> Iterator[tuple[str, str]]:
+    """A shape no array can have, or a payload of another size than the shape needs.
+
+    onnxruntime refuses both ("Initializer raw data size mismatch", "UnpackTensor: the
+    pre-allocated size does not match"); tensors kept outside the file take their size
+    from the shape.
+    """
+    size = ELEMENT_BYTES.get(t.data_type)
+    problem = shape_problem(t.dims, size or 1)
+    if problem is not None:
+        yield f"{path}.dims", f"tensor {t.name!r} has {problem}"
+        return
+    count = element_count(t.dims)
+    if t.data_type == _STRING:
+        if len(t.string_data) != count:
+            why = f"tensor {t.name!r}: {len(t.string_data)} strings for shape {t.shape}"
+            yield f"{path}.string_data", why
+    elif size is not None and (t.nbytes or t.external_data_offset < 0) and t.nbytes != count * size:
+        why = (
+            f"tensor {t.name!r}: {t.nbytes} bytes of raw_data, but {_type_name(t.data_type)} "
+            f"{t.shape} needs {count * size} (onnxruntime refuses such an initializer)"
+        )
+        yield f"{path}.raw_data", why
 
 
 def _graph_problems(graph: Graph, format_version: int) -> Iterator[tuple[str, str]]:
@@ -253,6 +290,9 @@ def unrepresentable(model: OrtModel, format_version: int = 6) -> list[tuple[str,
     20 for tensors (int4, uint4, float4 ...: onnxruntime's loader refuses
     such a tensor).  Value types (``node_args``) past 20 are left to format
     6: onnxruntime 1.20 and 1.32 parse them and 1.32 runs int4 values.
+    No format holds a tensor whose shape no array can have (more than
+    :data:`wireplan.ort.model.MAX_RANK` dimensions, a negative one, a size
+    past 2**63 bytes) or whose payload is not the size its shape needs.
     Empty when the model can be written.
     """
     check_format_version(format_version)
@@ -268,6 +308,20 @@ def _refuse_unrepresentable(model: OrtModel, format_version: int) -> None:
         path, why = problems[0]
         more = f" ({len(problems) - 1} more such)" if len(problems) > 1 else ""
         raise EncodeError(f"format {format_version} cannot hold this model: {why}{more}", path)
+
+
+def _refuse_too_deep(model: OrtModel) -> None:
+    """Graphs nested past what any .ort holds, found before anything walks them recursively."""
+    md = model.model
+    if md is None or md.graph is None:
+        return
+    where = nesting_problem(md.graph)
+    if where is not None:
+        raise EncodeError(
+            f"subgraphs nest more than {MAX_GRAPH_NESTING} levels deep, so tables would nest "
+            f"deeper than {MAX_DEPTH} levels (onnxruntime's verifier refuses such an .ort)",
+            where,
+        )
 
 
 _TOO_LARGE = (
@@ -286,6 +340,9 @@ def _builder(alignment: int) -> Builder:
         keep_empty=_KEEP_EMPTY,
         # An Attribute carries only the field of its type, as onnxruntime writes it.
         variants={"Attribute": ("type", _ATTRIBUTE_VALUE)},
+        max_depth=MAX_DEPTH,
+        max_tables=MAX_TABLES,
+        limits_why="onnxruntime's verifier refuses such an .ort",
     )
 
 
@@ -497,6 +554,7 @@ def plan_files(
             "version bump): external_data=True needs format_version=6",
             "$.ort_version",
         )
+    _refuse_too_deep(model)
     _refuse_unrepresentable(model, format_version)
     if casts.wanted(float16_casts):
         model = casts.insert_casts(model)
