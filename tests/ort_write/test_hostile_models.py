@@ -1,0 +1,243 @@
+"""Models that load (or are made by hand) but that ONNX, numpy or onnxruntime cannot take.
+
+Each ends in a wireplan error with a path, never in a foreign exception, and the
+writer never produces an .ort that onnxruntime refuses for its sizes or nesting.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto as TP
+from onnx import helper as h
+
+from wireplan import DecodeError, EncodeError, LimitError
+from wireplan.flatbuffers.builder import Builder, build_bytes
+from wireplan.flatbuffers.reader import Limits
+from wireplan.ort import from_onnx, load, to_bytes, to_onnx
+from wireplan.ort.graph import MAX_DEPTH, MAX_GRAPH_NESTING
+from wireplan.ort.model import Attribute, Graph, Node, OrtModel, Tensor
+from wireplan.ort.schema import ATTRIBUTE_TYPE, ORT_SCHEMA
+
+from . import models, peer
+
+_GRAPH = ATTRIBUTE_TYPE["GRAPH"]
+
+
+def loaded(model: onnx.ModelProto | None = None) -> OrtModel:
+    """A model as ``load`` gives it: written by the writer, read back."""
+    return load(bytes(to_bytes(model if model is not None else models.features())))
+
+
+# --- attribute types ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("code", [0, 11, 12, 13, 291, -1, 2**31 - 1])
+def test_to_onnx_refuses_attribute_types_outside_the_enum(code: int) -> None:
+    om = loaded()
+    (node_i, node), (attr_i, attr) = next(
+        ((i, n), (j, a))
+        for i, n in enumerate(om.graph.nodes)
+        for j, a in enumerate(n.attributes)
+        if a.type
+    )
+    attr.type = code
+    with pytest.raises(EncodeError, match=f"type {code}") as info:
+        to_onnx(om)
+    assert info.value.path == f"$.model.graph.nodes[{node_i}].attributes[{attr_i}].type"
+
+
+# --- opset versions ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("version", [2**31, 2**63 - 1, -(2**63)])
+def test_to_bytes_refuses_opset_versions_past_int32(version: int) -> None:
+    om = loaded()
+    om.model.opset_import[0].version = version  # type: ignore[union-attr]
+    for _, node in enumerate(om.graph.nodes):
+        node.since_version = 0  # looked up from the opset
+    with pytest.raises(EncodeError, match=f"opset {version}") as info:
+        to_bytes(om)
+    assert info.value.path.startswith("$.model.graph.nodes[")
+
+
+# --- tensor shapes and sizes -------------------------------------------------------------------
+
+
+HOSTILE_SHAPES = [
+    pytest.param([1] * 258, 4, id="rank-258"),
+    pytest.param([1] * 65, 4, id="rank-65"),
+    pytest.param([0, 2**62, 2**62], 0, id="empty-but-huge"),
+    pytest.param([2**62, 2**62], 0, id="huge"),
+    pytest.param([-1, 4], 0, id="negative"),
+]
+
+
+@pytest.mark.parametrize(("dims", "nbytes"), HOSTILE_SHAPES)
+def test_numpy_and_initializers_refuse_impossible_shapes(dims: list[int], nbytes: int) -> None:
+    om = loaded(models.weights(64, 1))
+    t = om.graph.initializers[0]
+    t.dims = np.array(dims, dtype="<i8")
+    t.raw_data = np.zeros(nbytes, np.uint8)
+    with pytest.raises(DecodeError) as info:
+        t.numpy()
+    assert info.value.path == "$.dims"
+    with pytest.raises(DecodeError) as info:
+        om.initializers  # noqa: B018
+    assert info.value.path == "$.model.graph.initializers[0].dims"
+
+
+@pytest.mark.parametrize(("dims", "nbytes"), HOSTILE_SHAPES)
+def test_writer_refuses_impossible_shapes(dims: list[int], nbytes: int) -> None:
+    om = loaded(models.weights(64, 1))
+    t = om.graph.initializers[0]
+    t.dims = np.array(dims, dtype="<i8")
+    t.raw_data = np.zeros(nbytes, np.uint8)
+    with pytest.raises(EncodeError) as info:
+        to_bytes(om)
+    assert info.value.path == "$.model.graph.initializers[0].dims"
+
+
+def test_writer_refuses_payloads_of_the_wrong_size() -> None:
+    """onnxruntime refuses them ("raw data size mismatch"): the writer does not write them."""
+    om = loaded(models.weights(64, 1))
+    t = om.graph.initializers[0]
+    good = t.raw_data
+    for raw in (good[:-1], np.zeros(0, np.uint8), np.concatenate([good, good])):
+        t.raw_data = raw
+        with pytest.raises(EncodeError, match="bytes of raw_data") as info:
+            to_bytes(om)
+        assert info.value.path == "$.model.graph.initializers[0].raw_data"
+    t.raw_data = good
+    assert load(bytes(to_bytes(om))).initializers["w0"].nbytes == good.shape[0]
+
+
+def test_writer_refuses_string_tensors_of_the_wrong_count() -> None:
+    om = loaded()
+    (i, t) = next((i, t) for i, t in enumerate(om.graph.initializers) if t.string_data)
+    t.string_data = t.string_data[:-1]
+    with pytest.raises(EncodeError, match="strings for shape") as info:
+        to_bytes(om)
+    assert info.value.path == f"$.model.graph.initializers[{i}].string_data"
+
+
+def test_writer_sized_tensors_load_in_onnxruntime() -> None:
+    """What passes the size checks runs (an empty tensor, a scalar, a rank-64 one)."""
+    for dims in ([0, 3], [], [1] * 64):
+        arr = np.zeros(dims, np.float32)
+        g = h.make_graph(
+            [h.make_node("Identity", ["k"], ["y"])],
+            "g",
+            [],
+            [h.make_tensor_value_info("y", TP.FLOAT, dims)],
+            initializer=[onnx.numpy_helper.from_array(arr, "k")],
+        )
+        data = bytes(to_bytes(h.make_model(g, opset_imports=[h.make_opsetid("", 17)])))
+        assert load(data).initializers["k"].shape == tuple(dims)
+        if len(dims) <= 32:  # numpy 1 (onnxruntime 1.15's) stops at 32
+            (out,) = peer.run(data, {})
+            assert out.shape == tuple(dims)
+
+
+# --- nesting -----------------------------------------------------------------------------------
+
+
+def nested_onnx(levels: int) -> onnx.ModelProto:
+    """``levels`` If nodes, each in the then-branch of the one before."""
+    g = h.make_graph(
+        [h.make_node("Identity", ["x"], ["y0"])],
+        "g0",
+        [],
+        [h.make_tensor_value_info("y0", TP.FLOAT, [1])],
+    )
+    for i in range(1, levels + 1):
+        other = h.make_graph(
+            [h.make_node("Identity", ["x"], [f"e{i}"])],
+            f"e{i}",
+            [],
+            [h.make_tensor_value_info(f"e{i}", TP.FLOAT, [1])],
+        )
+        node = h.make_node("If", ["c"], [f"y{i}"], then_branch=g, else_branch=other)
+        g = h.make_graph(
+            [node], f"g{i}", [], [h.make_tensor_value_info(f"y{i}", TP.FLOAT, [1])]
+        )
+    top = h.make_graph(
+        g.node,
+        "main",
+        [h.make_tensor_value_info("c", TP.BOOL, []), h.make_tensor_value_info("x", TP.FLOAT, [1])],
+        list(g.output),
+    )
+    return h.make_model(top, opset_imports=[h.make_opsetid("", 17)])
+
+
+def nested_ort(levels: int) -> OrtModel:
+    """The same shape built by hand (no types), as deep as asked: no protobuf in the way."""
+    g = Graph(nodes=[Node(op_type="Identity", inputs=["x"], outputs=["y"], since_version=16)])
+    for _ in range(levels):
+        node = Node(
+            op_type="If",
+            since_version=16,
+            inputs=["c"],
+            outputs=["y"],
+            attributes=[Attribute(name="then_branch", type=_GRAPH, g=g)],
+        )
+        g = Graph(nodes=[node])
+    om = from_onnx(nested_onnx(0))
+    om.model.graph = g  # type: ignore[union-attr]
+    return om
+
+
+def deepest_writable() -> int:
+    """The most If levels (with typed values) the writer writes."""
+    for levels in range(MAX_GRAPH_NESTING, 0, -1):
+        try:
+            to_bytes(from_onnx(nested_onnx(levels)))
+        except EncodeError:
+            continue
+        return levels
+    raise AssertionError("nothing nested is writable")
+
+
+def test_writer_nesting_limit_is_onnxruntimes() -> None:
+    """The deepest .ort the writer writes runs; one level more it refuses, and so does onnxruntime."""
+    levels = deepest_writable()
+    assert levels >= 15
+    data = bytes(to_bytes(from_onnx(nested_onnx(levels))))
+    feeds = {"c": np.array(True), "x": np.ones(1, np.float32)}
+    assert peer.run(data, feeds)[0].tolist() == [1.0]
+    assert to_onnx(load(data)).graph.node[0].op_type == "If"
+    deeper = from_onnx(nested_onnx(levels + 1))
+    with pytest.raises(EncodeError, match=f"deeper than {MAX_DEPTH} levels") as info:
+        to_bytes(deeper)
+    assert ".g." in info.value.path
+    # Written without the limit: onnxruntime refuses it, load too (LimitError) unless asked.
+    unlimited = build_bytes(
+        Builder(ORT_SCHEMA),
+        {"ort_version": "6", "model": deeper.model, "kernel_type_str_resolver": None},
+    )
+    with pytest.raises(Exception, match="verification failed"):
+        peer.run(bytes(unlimited), feeds)
+    with pytest.raises(LimitError, match=f"deeper than {MAX_DEPTH}") as err:
+        load(bytes(unlimited))
+    assert 0 <= err.value.offset < len(unlimited)
+    assert to_onnx(load(bytes(unlimited), limits=Limits(max_depth=200))).graph.node
+
+
+@pytest.mark.parametrize("levels", [MAX_GRAPH_NESTING + 1, 40, 420, 2000])
+def test_deep_hand_made_models_are_refused_cleanly(levels: int) -> None:
+    om = nested_ort(levels)
+    with pytest.raises(EncodeError, match="nest") as info:
+        to_bytes(om)
+    assert info.value.path.startswith("$.model.graph.nodes[0].attributes[0].g")
+    if levels > 32:  # protobuf's limit of 100 messages
+        with pytest.raises(EncodeError, match="protobuf"):
+            to_onnx(om)
+
+
+def test_load_limit_covers_what_to_onnx_needs() -> None:
+    """The deepest graphs load accepts by default convert, and onnx.load reads the result."""
+    assert MAX_DEPTH < 100  # protobuf's limit, which onnx.load applies
+    data = bytes(to_bytes(nested_ort(MAX_GRAPH_NESTING)))
+    proto = to_onnx(load(data))
+    onnx.load_from_string(proto.SerializeToString())
