@@ -99,7 +99,7 @@ def seeds() -> dict[str, bytes]:
     }
 
 
-def TestOneInput(data: bytes) -> None:  # noqa: N802 - atheris's name
+def TestOneInput(data: bytes) -> None:
     folder: Path = _state["dir"]
     data_type, dims, entries, payload = _parse(data)
     src = _write(folder, data_type, dims, entries)

@@ -17,7 +17,7 @@ from wireplan.flatbuffers.builder import Builder, build_bytes
 from wireplan.flatbuffers.reader import Limits
 from wireplan.ort import from_onnx, load, to_bytes, to_onnx
 from wireplan.ort.graph import MAX_DEPTH, MAX_GRAPH_NESTING
-from wireplan.ort.model import Attribute, Graph, Node, OrtModel, Tensor
+from wireplan.ort.model import Attribute, Graph, Node, OrtModel
 from wireplan.ort.schema import ATTRIBUTE_TYPE, ORT_SCHEMA
 
 from . import models, peer
@@ -36,7 +36,7 @@ def loaded(model: onnx.ModelProto | None = None) -> OrtModel:
 @pytest.mark.parametrize("code", [0, 11, 12, 13, 291, -1, 2**31 - 1])
 def test_to_onnx_refuses_attribute_types_outside_the_enum(code: int) -> None:
     om = loaded()
-    (node_i, node), (attr_i, attr) = next(
+    (node_i, _), (attr_i, attr) = next(
         ((i, n), (j, a))
         for i, n in enumerate(om.graph.nodes)
         for j, a in enumerate(n.attributes)
@@ -159,9 +159,7 @@ def nested_onnx(levels: int) -> onnx.ModelProto:
             [h.make_tensor_value_info(f"e{i}", TP.FLOAT, [1])],
         )
         node = h.make_node("If", ["c"], [f"y{i}"], then_branch=g, else_branch=other)
-        g = h.make_graph(
-            [node], f"g{i}", [], [h.make_tensor_value_info(f"y{i}", TP.FLOAT, [1])]
-        )
+        g = h.make_graph([node], f"g{i}", [], [h.make_tensor_value_info(f"y{i}", TP.FLOAT, [1])])
     top = h.make_graph(
         g.node,
         "main",
