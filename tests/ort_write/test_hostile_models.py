@@ -62,6 +62,16 @@ def test_to_bytes_refuses_opset_versions_past_int32(version: int) -> None:
     assert info.value.path.startswith("$.model.graph.nodes[")
 
 
+@pytest.mark.parametrize("version", [2**31, 2**63 - 1, -1])
+def test_from_onnx_takes_opset_versions_past_int32(version: int) -> None:
+    """Found by fuzz_ort: onnx.defs.get_schema raised TypeError for such a version."""
+    proto = to_onnx(loaded())
+    proto.opset_import[0].version = version
+    om = from_onnx(proto)
+    with pytest.raises(EncodeError, match="no operator schema"):
+        to_bytes(om)
+
+
 # --- tensor shapes and sizes -------------------------------------------------------------------
 
 

@@ -89,8 +89,11 @@ def onnx_op_signature(domain: str, op_type: str, opset_version: int) -> Signatur
     Returns ``(since_version, inputs, outputs, type_params)``: inputs and
     outputs as ``(formal name, type_str)`` pairs in formal order, and the
     names of the schema's type-constraint parameters.  ``None`` when onnx
-    knows no such operator at that version (custom or contrib domains).
+    knows no such operator at that version (custom or contrib domains), or
+    when ``opset_version`` is outside int32 (onnx keeps versions in an int).
     """
+    if not 0 <= opset_version <= _PROTOBUF_LIMIT:
+        return None
     dom = "" if domain in _ONNX_DOMAINS else domain
     try:
         schema = onnx.defs.get_schema(op_type, opset_version, dom)
