@@ -6,6 +6,8 @@ writer never produces an .ort that onnxruntime refuses for its sizes or nesting.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import onnx
 import pytest
@@ -19,10 +21,13 @@ from wireplan.ort import from_onnx, load, to_bytes, to_onnx
 from wireplan.ort.graph import MAX_DEPTH, MAX_GRAPH_NESTING
 from wireplan.ort.model import Attribute, Graph, Node, OrtModel
 from wireplan.ort.schema import ATTRIBUTE_TYPE, ORT_SCHEMA
+from wireplan.ort.writer import convert_onnx_to_ort
 
 from . import models, peer
 
 _GRAPH = ATTRIBUTE_TYPE["GRAPH"]
+#: The highest rank the installed numpy makes arrays of (numpy 1, with onnxruntime 1.15: 32).
+RANK = 64 if int(np.__version__.split(".")[0]) >= 2 else 32
 
 
 def loaded(model: onnx.ModelProto | None = None) -> OrtModel:
@@ -132,9 +137,36 @@ def test_writer_refuses_string_tensors_of_the_wrong_count() -> None:
     assert info.value.path == f"$.model.graph.initializers[{i}].string_data"
 
 
+def test_writer_refuses_tensors_without_a_data_type(tmp_path: Path) -> None:
+    """Found by fuzz_onnx_external: an UNDEFINED external tensor was written, load refused it."""
+    om = loaded(models.weights(64, 1))
+    om.graph.initializers[0].data_type = 0
+    with pytest.raises(EncodeError, match="UNDEFINED") as info:
+        to_bytes(om)
+    assert info.value.path == "$.model.graph.initializers[0].data_type"
+    w = onnx.TensorProto(name="W", data_type=0, data_location=onnx.TensorProto.EXTERNAL)
+    for key, value in (("location", "w.bin"), ("length", "4")):
+        e = w.external_data.add()
+        e.key, e.value = key, value
+    g = h.make_graph(
+        [h.make_node("Identity", ["W"], ["Y"])],
+        "g",
+        [],
+        [h.make_tensor_value_info("Y", 0, [])],
+        [w],
+    )
+    (tmp_path / "m.onnx").write_bytes(
+        h.make_model(g, opset_imports=[h.make_opsetid("", 17)]).SerializeToString()
+    )
+    (tmp_path / "w.bin").write_bytes(bytes(4))
+    with pytest.raises(EncodeError, match="UNDEFINED"):
+        convert_onnx_to_ort(tmp_path / "m.onnx", tmp_path / "m.ort", durable=False)
+    assert not (tmp_path / "m.ort").exists()
+
+
 def test_writer_sized_tensors_load_in_onnxruntime() -> None:
     """What passes the size checks runs (an empty tensor, a scalar, a rank-64 one)."""
-    for dims in ([0, 3], [], [1] * 64):
+    for dims in ([0, 3], [], [1] * RANK):
         arr = np.zeros(dims, np.float32)
         g = h.make_graph(
             [h.make_node("Identity", ["k"], ["y"])],
@@ -143,11 +175,11 @@ def test_writer_sized_tensors_load_in_onnxruntime() -> None:
             [h.make_tensor_value_info("y", TP.FLOAT, dims)],
             initializer=[onnx.numpy_helper.from_array(arr, "k")],
         )
-        data = bytes(to_bytes(h.make_model(g, opset_imports=[h.make_opsetid("", 17)])))
+        model = h.make_model(g, opset_imports=[h.make_opsetid("", 17)])
+        data = bytes(to_bytes(model, format_version=peer.FORMAT_VERSION))
         assert load(data).initializers["k"].shape == tuple(dims)
-        if len(dims) <= 32:  # numpy 1 (onnxruntime 1.15's) stops at 32
-            (out,) = peer.run(data, {})
-            assert out.shape == tuple(dims)
+        (out,) = peer.run(data, {})
+        assert out.shape == tuple(dims)
 
 
 # --- nesting -----------------------------------------------------------------------------------
@@ -211,7 +243,7 @@ def test_writer_nesting_limit_is_onnxruntimes() -> None:
     """The deepest .ort the writer writes runs; one level more it refuses, and so does onnxruntime."""
     levels = deepest_writable()
     assert levels >= 15
-    data = bytes(to_bytes(from_onnx(nested_onnx(levels))))
+    data = bytes(to_bytes(from_onnx(nested_onnx(levels)), format_version=peer.FORMAT_VERSION))
     feeds = {"c": np.array(True), "x": np.ones(1, np.float32)}
     assert peer.run(data, feeds)[0].tolist() == [1.0]
     assert to_onnx(load(data)).graph.node[0].op_type == "If"
@@ -222,7 +254,11 @@ def test_writer_nesting_limit_is_onnxruntimes() -> None:
     # Written without the limit: onnxruntime refuses it, load too (LimitError) unless asked.
     unlimited = build_bytes(
         Builder(ORT_SCHEMA),
-        {"ort_version": "6", "model": deeper.model, "kernel_type_str_resolver": None},
+        {
+            "ort_version": str(peer.FORMAT_VERSION),
+            "model": deeper.model,
+            "kernel_type_str_resolver": None,
+        },
     )
     with pytest.raises(Exception, match="verification failed"):
         peer.run(bytes(unlimited), feeds)

@@ -24,7 +24,10 @@ so each referenced object starts strictly after the table that refers to
 it, and the recursion ends after at most ``len(buffer)`` steps (or sooner,
 at ``max_depth``).  Any failure raises :class:`~wireplan.DecodeError` with
 the byte offset and a path such as ``$.model.graph.nodes[3].attributes[0]``;
-the message is built only then.  Alignment is not required (numpy handles
+the message is built only then.  The offset is always inside the buffer:
+that of the byte holding the bad value (the reference or vector element
+that points outside, the length, the table's vtable offset, the vtable's
+size or entry), never the place a bad reference points to.  Alignment is not required (numpy handles
 unaligned views).  A union field's ``slot`` is its value's; the ``uint8``
 type code is in ``slot - 1``.  Unknown trailing slots are ignored.
 

@@ -252,8 +252,10 @@ def load(
     Checks the ``"ORTM"`` identifier and the format version (``"1"`` to
     ``"6"``), then decodes and verifies every table; a malformed buffer
     raises :class:`wireplan.DecodeError` (or its subclass
-    :class:`wireplan.LimitError`) with the byte offset and the path of
-    the bad value.
+    :class:`wireplan.LimitError`) with the offset of the byte that holds
+    the bad value and its path.  ``limits``: tables nest at most
+    :data:`wireplan.ort.graph.MAX_DEPTH` deep by default, onnxruntime's
+    limit, which keeps every model that loads convertible by ``to_onnx``.
 
     By default every vector of numbers (``Tensor.raw_data``, dims, ints,
     ...) is a read-only numpy view into the source: loading costs no copy

@@ -155,6 +155,7 @@ _PROGRESS_STEP = 64 << 20
 DEFAULT_SIZE_THRESHOLD = 1024
 
 _STRING = TENSOR_DATA_TYPE["STRING"]
+_UNDEFINED = TENSOR_DATA_TYPE["UNDEFINED"]
 _NO_BYTES = np.zeros(0, np.uint8)
 _NO_BYTES.flags.writeable = False
 
@@ -249,9 +250,12 @@ def _size_problems(t: Tensor, path: str) -> Iterator[tuple[str, str]]:
     """A shape no array can have, or a payload of another size than the shape needs.
 
     onnxruntime refuses both ("Initializer raw data size mismatch", "UnpackTensor: the
-    pre-allocated size does not match"); tensors kept outside the file take their size
-    from the shape.
+    pre-allocated size does not match"), and a tensor without a data type; tensors kept
+    outside the file take their size from the shape.
     """
+    if t.data_type == _UNDEFINED:
+        yield f"{path}.data_type", f"tensor {t.name!r} has no data type (UNDEFINED)"
+        return
     size = ELEMENT_BYTES.get(t.data_type)
     problem = shape_problem(t.dims, size or 1)
     if problem is not None:
