@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from wireplan.cli import main
-from wireplan.errors import DecodeError
+from wireplan.errors import DecodeError, LimitError
 from wireplan.evalue import RecordFile, RecordWriter, encode_list, record_count, shard_paths
 from wireplan.evalue.cli import inspect_shards
 
@@ -97,6 +97,20 @@ def test_shard_paths(tmp_path: Path) -> None:
         shard_paths(str(tmp_path / "nothing-*.evr"))
     with pytest.raises(DecodeError, match=r"notes\.txt"):
         record_count(tmp_path / "notes.txt")
+
+
+def test_a_record_count_the_file_cannot_hold_is_refused(tmp_path: Path) -> None:
+    # Found by tests/fuzz/fuzz_evalue.py: the dataset sized its index from the header's count
+    # alone, so a header declaring 2**56 records made numpy try to allocate 512 PiB.
+    path = _write(tmp_path, 2)[0]
+    data = bytearray(Path(path).read_bytes())
+    data[16:24] = (2**56).to_bytes(8, "big")
+    Path(path).write_bytes(bytes(data))
+    with pytest.raises(LimitError, match=r"part.*declares 72057594037927936 records") as info:
+        record_count(path)
+    assert info.value.offset == 16
+    with pytest.raises(LimitError):
+        EValueDataset(path)
 
 
 def test_inspect_sums_up_a_folder_and_a_glob(tmp_path: Path) -> None:

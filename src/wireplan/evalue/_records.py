@@ -486,14 +486,24 @@ def shard_paths(source: str | os.PathLike[str] | Iterable[str | os.PathLike[str]
 def record_count(path: str | os.PathLike[str]) -> int:
     """The number of records a record file's header declares (reads 24 bytes).
 
-    Opening the file (:class:`RecordFile`) checks the records against it.
+    A count the file's size cannot hold (8 bytes per record at least) is a
+    ``LimitError``; opening the file (:class:`RecordFile`) checks the
+    records themselves.
     """
     with open(path, "rb") as f:
         head = f.read(_RECORD_HEAD_SIZE)
+        size = os.fstat(f.fileno()).st_size
     try:
-        return _record_head(memoryview(head))
+        count = _record_head(memoryview(head))
+        _check_count(count, size)
     except DecodeError as exc:
-        raise DecodeError(f"{os.fspath(path)}: {exc.reason}", exc.offset) from None
+        raise type(exc)(f"{os.fspath(path)}: {exc.reason}", exc.offset) from None
+    return count
+
+
+def _check_count(count: int, size: int) -> None:
+    if count > (size - _RECORD_HEAD_SIZE) // _U64.size:
+        raise LimitError(f"record file declares {count} records; {size} bytes cannot hold them", 16)
 
 
 def _record_head(mv: memoryview) -> int:
@@ -522,8 +532,7 @@ def _record_head(mv: memoryview) -> int:
 def _scan_records(mv: memoryview) -> list[tuple[int, int]]:
     size = mv.nbytes
     count = _record_head(mv)
-    if count > (size - _RECORD_HEAD_SIZE) // _U64.size:
-        raise LimitError(f"record file declares {count} records; {size} bytes cannot hold them", 16)
+    _check_count(count, size)
     spans: list[tuple[int, int]] = []
     pos = _RECORD_HEAD_SIZE
     while pos < size:
