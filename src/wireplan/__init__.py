@@ -17,11 +17,19 @@ from __future__ import annotations
 import importlib
 import types
 
-from wireplan.errors import DecodeError, EncodeError, FileError, LimitError, WireplanError
+from wireplan.errors import (
+    CompileError,
+    DecodeError,
+    EncodeError,
+    FileError,
+    LimitError,
+    WireplanError,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "CompileError",
     "DecodeError",
     "EncodeError",
     "FileError",

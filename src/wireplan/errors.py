@@ -1,15 +1,37 @@
 """The one exception hierarchy of wireplan.
 
-``WireplanError`` is the root.  Decoding errors carry the byte ``offset`` at
-which the input went wrong and a ``path`` into the nested value
-(``$.items[2].shape``).  Messages are built only on the failure path, so
-valid input pays nothing for them; a decoder that catches a ``DecodeError``
-from a nested value adds its own path segment with :meth:`DecodeError.under`.
+``WireplanError`` is the root.  Where an error happened is part of it when
+known, and absent rather than made up when not (pydsdl's ``FrontendError``
+is the model):
+
+- :class:`DecodeError` (and :class:`LimitError`): ``offset``, the byte of the
+  input where decoding went wrong, and ``path``, where in the nested value
+  (``$.items[2].shape``).  ``offset`` is None only when the bytes are not at
+  hand (a tensor of a model built in memory read as numpy);
+- :class:`EncodeError`: ``path``, the part of the value that cannot be encoded;
+  also a bad argument of a writer, such as an alignment that is not a power
+  of two (:func:`wireplan.core.plan.check_alignment`);
+- :class:`CompileError`: ``path`` and ``line`` of the DSDL source;
+- :class:`FileError`: ``filename``, as an ``OSError`` has it.
+
+Messages are built only on the failure path, so valid input pays nothing for
+them; a decoder that catches a ``DecodeError`` from a nested value adds its
+own path segment with :meth:`DecodeError.under`.
 """
 
 from __future__ import annotations
 
-__all__ = ["DecodeError", "EncodeError", "FileError", "LimitError", "WireplanError"]
+import os
+from pathlib import Path as _Path
+
+__all__ = [
+    "CompileError",
+    "DecodeError",
+    "EncodeError",
+    "FileError",
+    "LimitError",
+    "WireplanError",
+]
 
 
 class WireplanError(Exception):
@@ -20,17 +42,21 @@ class DecodeError(WireplanError, ValueError):
     """Input bytes that are not a valid encoding.
 
     ``offset`` is the byte (from the start of the buffer handed to the
-    decoder) where decoding failed; ``path`` locates the value being decoded,
-    ``"$"`` for the top level.
+    decoder) where decoding failed, None when no byte can be named; ``path``
+    locates the value being decoded, ``"$"`` for the top level.  The message
+    reads ``at byte 17 ($.items[3]): reason``, or ``$.items[3]: reason``
+    without an offset.
     """
 
-    def __init__(self, reason: str, offset: int, path: str = "$") -> None:
+    def __init__(self, reason: str, offset: int | None = None, path: str = "$") -> None:
         self.reason = reason
         self.offset = offset
         self.path = path
         super().__init__(self._render())
 
     def _render(self) -> str:
+        if self.offset is None:
+            return self.reason if self.path == "$" else f"{self.path}: {self.reason}"
         where = f"at byte {self.offset}"
         if self.path != "$":
             where += f" ({self.path})"
@@ -71,6 +97,33 @@ class EncodeError(WireplanError, ValueError):
 
     def __reduce__(self) -> tuple[object, ...]:
         return (type(self), (self.reason, self.path))
+
+
+class CompileError(WireplanError):
+    """A DSDL definition that pydsdl rejects, or a type the DSDL compiler cannot handle.
+
+    ``path`` (the ``.dsdl`` file, or the namespace folder) and ``line``
+    (first line 1) locate the problem when known, as in pydsdl's
+    ``FrontendError``; ``reason`` is the text alone.  The message reads
+    ``path:line: reason``, ``path: reason`` or ``reason``.
+    """
+
+    def __init__(
+        self, reason: str, path: str | os.PathLike[str] | None = None, line: int | None = None
+    ) -> None:
+        self.reason = reason
+        self.path = None if path is None else _Path(path)
+        self.line = line if path is not None else None
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        if self.path is None:
+            return self.reason
+        where = self.path.as_posix() + (f":{self.line}" if self.line else "")
+        return f"{where}: {self.reason}"
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.reason, self.path, self.line))
 
 
 class FileError(WireplanError, OSError):

@@ -16,6 +16,7 @@ every input is checked for:
 from __future__ import annotations
 
 import atexit
+import contextlib
 import io
 import itertools
 import os
@@ -76,9 +77,7 @@ def _value(body: bytes, extended: bool, text: bool) -> None:
 
 
 def _list(body: bytes, extended: bool, text: bool) -> None:
-    results = [
-        _outcome(ev.decode_list, body, copy=c, extended=extended, text=text) for c in (1, 0)
-    ]
+    results = [_outcome(ev.decode_list, body, copy=c, extended=extended, text=text) for c in (1, 0)]
     _same_error(results[0][1], results[1][1])
     _in_input(results[0][1], len(body))
     canonical = set()
@@ -108,29 +107,22 @@ def _records(body: bytes, extended: bool, text: bool, mode: int) -> None:
             got = [b"error", str(exc).encode()]
         seen.append(b"\0".join(got))
     assert seen[0] == seen[1], "copy=True and copy=False read the record file differently"
-    try:
+    from wireplan.evalue.cli import inspect
+
+    quiet = contextlib.suppress(wireplan.WireplanError)
+    with quiet:
         for _ in ev.read_records(path, copy=bool(mode & 1), extended=extended, text=text):
             pass
-    except wireplan.WireplanError:
-        pass
-    try:
+    with quiet:
         ev.record_count(path)
-    except wireplan.WireplanError:
-        pass
-    try:
+    with quiet:
         dataset = _state["dataset"](
             path, shuffle=bool(mode & 2), window=3, as_torch=bool(mode & 4), extended=extended
         )
         for _ in dataset:
             pass
-    except wireplan.WireplanError:
-        pass
-    from wireplan.evalue.cli import inspect
-
-    try:
+    with quiet:
         inspect(path, io.StringIO())
-    except wireplan.WireplanError:
-        pass
 
 
 def TestOneInput(data: bytes) -> None:

@@ -201,7 +201,9 @@ def fuzz(
                 print(text[-6000:], file=sys.stderr)
                 print(f"{name}: a worker exited with {code}; its log: {kept}", file=sys.stderr)
         new = sorted(
-            p for p in findings.iterdir() if p.name not in before and p.name.startswith(FINDING_KINDS)
+            p
+            for p in findings.iterdir()
+            if p.name not in before and p.name.startswith(FINDING_KINDS)
         )
         entries = sum(1 for p in work.iterdir() if p.is_file())
         elapsed = time.monotonic() - started
@@ -210,7 +212,9 @@ def fuzz(
             f"corpus {entries} entries in {work}, {len(new)} finding(s)"
         )
         for p in new:
-            print(f"  finding {p}\n    reproduce: python {Path(__file__).resolve()} {name} --replay {p}")
+            print(
+                f"  finding {p}\n    reproduce: python {Path(__file__).resolve()} {name} --replay {p}"
+            )
         return 1 if new or any(codes) else 0
     finally:
         for p, _ in procs:
@@ -235,7 +239,9 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--replay", type=Path, nargs="+", metavar="PATH", help="run these inputs")
     ap.add_argument("--list", action="store_true", help="list the harnesses")
     ap.add_argument(
-        "--write-seeds", action="store_true", help="replace the seed corpus by the harness's seeds()"
+        "--write-seeds",
+        action="store_true",
+        help="replace the seed corpus by the harness's seeds()",
     )
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     ns = ap.parse_args(argv)

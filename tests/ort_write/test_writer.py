@@ -206,6 +206,21 @@ def test_bad_alignment_is_rejected(tmp_path: Path) -> None:
             writer.save(models.weights(100), tmp_path / "x.ort", alignment=bad)
 
 
+def test_bad_alignment_is_one_error_in_every_writer(tmp_path: Path) -> None:
+    # One check (wireplan.core.check_alignment), one error type: an EncodeError, also a ValueError.
+    from wireplan.ort.onnx_bridge import convert_ort_to_onnx
+
+    src = tmp_path / "w.ort"
+    writer.save(models.weights(100), src)
+    for bad in (0, 3, -8, 2.0, True):
+        with pytest.raises(EncodeError, match=r"alignment must be a power of two") as one:
+            writer.save(models.weights(100), tmp_path / "x.ort", alignment=bad)  # type: ignore[arg-type]
+        with pytest.raises(EncodeError, match=r"alignment must be a power of two") as two:
+            convert_ort_to_onnx(src, tmp_path / "x.onnx", external_data=True, alignment=bad)  # type: ignore[arg-type]
+        assert isinstance(one.value, ValueError) and isinstance(two.value, ValueError)
+    assert not (tmp_path / "x.ort").exists() and not (tmp_path / "x.onnx").exists()
+
+
 def test_serial_and_threaded_files_are_byte_identical(tmp_path: Path) -> None:
     model = models.weights(48 << 20, tensors=6)
     writer.save(model, tmp_path / "s.ort", alignment=4096, threads=1)

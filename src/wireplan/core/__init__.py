@@ -11,7 +11,7 @@ from wireplan.core.atomic import (
 )
 from wireplan.core.buffers import MappedFile, as_memoryview, drop_pages, view
 from wireplan.core.execute import copy_array, execute, execute_file, resolve_threads, run_copies
-from wireplan.core.plan import Plan, Region, align_up, is_power_of_two
+from wireplan.core.plan import Plan, Region, align_up, check_alignment, is_power_of_two
 
 __all__ = [
     "MappedFile",
@@ -21,6 +21,7 @@ __all__ = [
     "align_up",
     "as_memoryview",
     "atomic_open",
+    "check_alignment",
     "copy_array",
     "drop_pages",
     "execute",

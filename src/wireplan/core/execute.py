@@ -29,6 +29,7 @@ import numpy as np
 from numpy.lib import NumpyVersion
 
 from wireplan.core.plan import Plan, Region
+from wireplan.errors import FileError
 
 __all__ = [
     "CHUNK_BYTES",
@@ -227,7 +228,9 @@ def _copy_range(src_fd: int, src_off: int, fd: int, dst_off: int, n: int) -> Non
     while n > 0:
         done = os.copy_file_range(src_fd, fd, n, src_off, dst_off)
         if done <= 0:
-            raise OSError(f"copy_file_range copied nothing at byte {src_off}")
+            raise FileError(
+                f"the source file ends before offset {src_off} that the plan copies from"
+            )
         src_off += done
         dst_off += done
         n -= done

@@ -16,11 +16,32 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Plan", "Region", "align_up", "is_power_of_two"]
+from wireplan.errors import EncodeError
+
+__all__ = ["Plan", "Region", "align_up", "check_alignment", "is_power_of_two"]
 
 
 def is_power_of_two(n: int) -> bool:
     return n > 0 and n & (n - 1) == 0
+
+
+def check_alignment(alignment: object, *, most: int | None = None, path: str = "$") -> int:
+    """``alignment`` when it is a power of two (up to ``most``); otherwise an :class:`EncodeError`.
+
+    The one check of an alignment for every writer (the plan, the FlatBuffers
+    builder, the .ort and .onnx writers), so a bad one is the same error
+    everywhere: an ``EncodeError``, which is also a ``ValueError``.  ``path``
+    names the value that asked for it (``$.graph.initializers[2]``).
+    """
+    if (
+        not isinstance(alignment, int)
+        or isinstance(alignment, bool)
+        or not is_power_of_two(alignment)
+        or (most is not None and alignment > most)
+    ):
+        span = "" if most is None else f" from 1 to {most}"
+        raise EncodeError(f"alignment must be a power of two{span}, not {alignment!r}", path)
+    return alignment
 
 
 def align_up(offset: int, alignment: int) -> int:
@@ -100,7 +121,7 @@ class Plan:
     ) -> Region:
         """Append a region at the next offset that is a multiple of ``alignment``."""
         return self.place(
-            align_up(self._size, self._check_alignment(alignment)),
+            align_up(self._size, check_alignment(alignment)),
             length,
             alignment=alignment,
             source=source,
@@ -122,11 +143,11 @@ class Plan:
 
         Regions may be placed in any order; an empty region overlaps nothing.
         """
-        self._check_alignment(alignment)
+        check_alignment(alignment)
         if offset < 0 or length < 0:
             raise ValueError(f"region {name!r}: negative offset or length ({offset}, {length})")
         if offset % alignment:
-            raise ValueError(f"region {name!r}: offset {offset} is not a multiple of {alignment}")
+            raise EncodeError(f"region {name!r}: offset {offset} is not a multiple of {alignment}")
         at = len(self._starts)
         if length:
             if at and offset < self._ends[-1]:  # not simply after the last: look it up
@@ -162,17 +183,11 @@ class Plan:
 
     def pad_to(self, alignment: int) -> None:
         """Round the destination size up to a multiple of ``alignment``."""
-        self._size = align_up(self._size, self._check_alignment(alignment))
+        self._size = align_up(self._size, check_alignment(alignment))
 
     def reserve(self, size: int) -> None:
         """Make the destination at least ``size`` bytes long."""
         self._size = max(self._size, size)
-
-    @staticmethod
-    def _check_alignment(alignment: int) -> int:
-        if not is_power_of_two(alignment):
-            raise ValueError(f"alignment must be a power of two, not {alignment}")
-        return alignment
 
     def __repr__(self) -> str:
         return f"Plan({len(self._regions)} regions, {self._size} bytes)"

@@ -12,7 +12,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from wireplan.core.buffers import MappedFile
-from wireplan.errors import DecodeError
+from wireplan.errors import DecodeError, WireplanError
 from wireplan.evalue._codec import TAG_NAMES, TAG_TENSOR, RawTensor, decode, encode
 from wireplan.evalue._dtypes import info_for_code
 from wireplan.evalue._records import (
@@ -104,7 +104,7 @@ class InspectError(DecodeError):
 
 
 def _rebuild_inspect_error(
-    file: Path, kind: str, reason: str, offset: int, path: str
+    file: Path, kind: str, reason: str, offset: int | None, path: str
 ) -> InspectError:
     return InspectError(file, kind, DecodeError(reason, offset, path))
 
@@ -243,7 +243,7 @@ def demo(out: TextIO, workdir: Path) -> None:
         back = decode(data)
         same = np.array_equal(back, value) if isinstance(value, np.ndarray) else back == value
         if not same:
-            raise DecodeError(f"demo round trip changed {value!r}", 0)
+            raise WireplanError(f"demo round trip changed {value!r}")
         line.append(f"{describe(value).split(' ', 1)[0]} {len(data)} B")
     print("   one value each, encoded and decoded back: " + ", ".join(line), file=out)
     print(f"   float32 2x3 tensor bytes: {encode(samples[-1]).hex()}", file=out)

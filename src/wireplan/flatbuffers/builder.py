@@ -59,7 +59,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from wireplan.core.execute import execute
-from wireplan.core.plan import Plan, align_up, is_power_of_two
+from wireplan.core.plan import Plan, align_up, check_alignment
 from wireplan.errors import EncodeError
 from wireplan.flatbuffers.schema import Schema, StructDef, TableDef, TypeRef
 
@@ -301,18 +301,6 @@ def render_path(path: _Path) -> str:
     return "$" + "".join(reversed(parts))
 
 
-def _check_alignment(alignment: Any, path: str) -> int:
-    if (
-        not isinstance(alignment, int)
-        or not is_power_of_two(alignment)
-        or alignment > MAX_ALIGNMENT
-    ):
-        raise EncodeError(
-            f"alignment must be a power of two from 1 to {MAX_ALIGNMENT}, not {alignment!r}", path
-        )
-    return alignment
-
-
 class Builder:
     """Builds buffers of one schema.  Reusable; compiled table shapes are cached across builds.
 
@@ -373,7 +361,7 @@ class Builder:
             entry = self._entry(tname, fname)
             if entry.type.kind != "vector":
                 raise ValueError(f"{tname}.{fname} is not a vector; only vectors take an alignment")
-            entry.align = _check_alignment(alignment, f"{tname}.{fname}")
+            entry.align = check_alignment(alignment, most=MAX_ALIGNMENT, path=f"{tname}.{fname}")
         keep = set(keep_empty)
         for tname, ct in self._tables.items():
             for fname, e, _ in ct.fields:
@@ -749,7 +737,7 @@ class _State:
 
     def vector(self, elem: TypeRef, v: Any, path: _Path, where: int, alignment: int) -> int:
         if type(v) is Aligned:
-            alignment = _check_alignment(v.alignment, render_path(path))
+            alignment = check_alignment(v.alignment, most=MAX_ALIGNMENT, path=render_path(path))
             v = v.value
         kind = elem.kind
         if kind == "scalar" or kind == "enum":

@@ -312,7 +312,8 @@ class Tensor:
         Numeric tensors give a view of :attr:`raw_data` (no copy; read-only
         when loaded zero-copy); string tensors an ``object`` array of ``str``.
         Raises :class:`~wireplan.DecodeError` if the payload does not match
-        the declared type and shape.
+        the declared type and shape; its ``offset`` is None (a tensor does
+        not know where it lies in a file) and its ``path`` names the field.
         """
         from wireplan.errors import DecodeError
 
@@ -320,36 +321,36 @@ class Tensor:
         dtype = numpy_dtype(self.data_type)
         problem = shape_problem(shape, 1 if dtype is None else dtype.itemsize)
         if problem is not None:
-            raise DecodeError(f"tensor {self.name!r} has {problem}", 0, "$.dims")
+            raise DecodeError(f"tensor {self.name!r} has {problem}", None, "$.dims")
         count = element_count(shape)
         if self.data_type == TENSOR_DATA_TYPE["STRING"]:
             if len(self.string_data) != count:
                 raise DecodeError(
                     f"tensor {self.name!r}: {len(self.string_data)} strings for shape {shape}",
-                    0,
+                    None,
                     "$.string_data",
                 )
             try:
                 return np.array(self.string_data, dtype=object).reshape(shape)
             except ValueError as exc:
-                raise DecodeError(f"tensor {self.name!r}: {exc}", 0, "$.dims") from None
+                raise DecodeError(f"tensor {self.name!r}: {exc}", None, "$.dims") from None
         if dtype is None:
             raise DecodeError(
                 f"tensor {self.name!r}: no numpy dtype for data_type {self.data_type}",
-                0,
+                None,
                 "$.data_type",
             )
         if count * dtype.itemsize != self.raw_data.shape[0]:
             raise DecodeError(
                 f"tensor {self.name!r}: {self.raw_data.shape[0]} bytes of raw_data for "
                 f"{dtype} {shape}",
-                0,
+                None,
                 "$.raw_data",
             )
         try:
             return self.raw_data.view(dtype).reshape(shape)
         except ValueError as exc:  # numpy 1 allows 32 dimensions only
-            raise DecodeError(f"tensor {self.name!r}: {exc}", 0, "$.dims") from None
+            raise DecodeError(f"tensor {self.name!r}: {exc}", None, "$.dims") from None
 
 
 @dataclass(eq=False, slots=True)
@@ -552,7 +553,7 @@ class OrtModel(Closing):
         if self.model is None:
             from wireplan.errors import DecodeError
 
-            raise DecodeError("InferenceSession has no model", 0, "$.model")
+            raise DecodeError("InferenceSession has no model", None, "$.model")
         return self.model
 
     @property
@@ -561,7 +562,7 @@ class OrtModel(Closing):
         if g is None:
             from wireplan.errors import DecodeError
 
-            raise DecodeError("Model has no graph", 0, "$.model.graph")
+            raise DecodeError("Model has no graph", None, "$.model.graph")
         return g
 
     @property

@@ -46,7 +46,7 @@ from google.protobuf.message import DecodeError as ProtobufDecodeError  # type: 
 from wireplan.core.atomic import SizedFile, atomic_open, write_bytes, write_group, write_plan
 from wireplan.core.buffers import MappedFile
 from wireplan.core.gcpause import gc_paused
-from wireplan.core.plan import Plan, is_power_of_two
+from wireplan.core.plan import Plan, check_alignment
 from wireplan.errors import EncodeError
 from wireplan.ort import model as m
 from wireplan.ort.graph import nesting_problem, node_edges, topological_order, walk_tensors
@@ -524,8 +524,7 @@ def convert_ort_to_onnx(
     ``durable=False`` skips the fsyncs (atomic against a failed process, not
     against power loss: :mod:`wireplan.core.atomic`).
     """
-    if not is_power_of_two(alignment):
-        raise ValueError(f"alignment must be a power of two, not {alignment}")
+    check_alignment(alignment)
     from wireplan.ort.reader import load
 
     own = not isinstance(src, m.OrtModel)

@@ -41,7 +41,7 @@ from wireplan.core.atomic import SizedFile, write_group, write_sized
 from wireplan.core.buffers import MappedFile
 from wireplan.core.execute import execute, execute_file, populate
 from wireplan.core.gcpause import gc_paused
-from wireplan.core.plan import Plan, Region, is_power_of_two
+from wireplan.core.plan import Plan, Region, check_alignment
 from wireplan.errors import EncodeError
 from wireplan.flatbuffers.builder import MAX_ALIGNMENT, Builder, BuildResult
 from wireplan.ort import casts, kernel_types
@@ -170,18 +170,6 @@ def _check_threshold(size_threshold: int) -> int:
     if not isinstance(size_threshold, int) or size_threshold < 0:
         raise EncodeError(f"size_threshold must be a count of bytes >= 0, not {size_threshold!r}")
     return size_threshold
-
-
-def _check_alignment(alignment: int) -> int:
-    if (
-        not isinstance(alignment, int)
-        or not is_power_of_two(alignment)
-        or alignment > MAX_ALIGNMENT
-    ):
-        raise EncodeError(
-            f"alignment must be a power of two from 1 to {MAX_ALIGNMENT}, not {alignment!r}"
-        )
-    return alignment
 
 
 def _check_threads(threads: int | None) -> None:
@@ -549,7 +537,7 @@ def plan_files(
     ``reuse``: the tensors that view this mapped file keep their offsets in it
     (``save(reuse_data=True)``).
     """
-    _check_alignment(alignment)
+    check_alignment(alignment, most=MAX_ALIGNMENT)
     _check_threshold(size_threshold)
     format_version = check_format_version(format_version)
     if external_data and format_version == 5:
@@ -963,7 +951,7 @@ def convert_ort_to_ort(
     from wireplan.ort.reader import load
 
     format_version = check_format_version(format_version)
-    _check_alignment(alignment)
+    check_alignment(alignment, most=MAX_ALIGNMENT)
     _check_threads(threads)
     with load(src) as om:
         if om.ort_version in _HASH_FORMATS:

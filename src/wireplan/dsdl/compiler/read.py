@@ -16,17 +16,14 @@ from typing import Any
 import pydsdl
 
 from wireplan import __version__
-from wireplan.errors import WireplanError
+from wireplan.errors import CompileError
 
 from .model import Array, Composite, Constant, DataType, Field, Offsets, Primitive, Service, TopType
 
+# CompileError lives in wireplan.errors; it is named here too, where pydsdl's errors become it.
 __all__ = ["GENERATOR_VERSION", "CompileError", "read_types", "source_digest"]
 
 GENERATOR_VERSION = "5"
-
-
-class CompileError(WireplanError):
-    """A DSDL source that pydsdl rejects, or a type this compiler cannot handle."""
 
 
 def read_types(roots: Sequence[Path], lookup: Sequence[Path]) -> list[TopType]:
@@ -37,7 +34,8 @@ def read_types(roots: Sequence[Path], lookup: Sequence[Path]) -> list[TopType]:
         try:
             found.extend(pydsdl.read_namespace(str(root), others))
         except pydsdl.FrontendError as exc:
-            raise CompileError(f"{root}: {exc}") from None
+            # pydsdl's location as attributes; a namespace-wide problem names the folder.
+            raise CompileError(exc.text, exc.path or root, exc.line) from None
     return convert(found)
 
 
