@@ -9,6 +9,11 @@
                                     pytest in one of the older-release environments
                                     (NAME: ort-1.15, ort-1.20; ARGS default to its suites)
     python3 dev.py bench NAME       run benchmarks/bench_NAME.py (installs matplotlib)
+    python3 dev.py fuzz [NAME...] [--seconds N] [--jobs J]
+                                    run the fuzz harnesses tests/fuzz/fuzz_NAME.py (all by
+                                    default) one after another, N seconds each (default 600),
+                                    under atheris; reproducers of findings are kept
+                                    (docs/fuzzing.md)
     python3 dev.py setup            only create/refresh the environments
 
 Needs nothing but python3 (3.11+). The main environment is `.venv/` next to
@@ -164,12 +169,38 @@ def test(args: list[str]) -> int:
     return 0
 
 
+def fuzz(args: list[str]) -> int:
+    """Each named harness (all by default) in turn, through tests/fuzz/run.py."""
+    import argparse
+
+    runner = ROOT / "tests" / "fuzz" / "run.py"
+    known = sorted(p.stem.removeprefix("fuzz_") for p in runner.parent.glob("fuzz_*.py"))
+    ap = argparse.ArgumentParser(prog="dev.py fuzz")
+    ap.add_argument("names", nargs="*", metavar="NAME", help=f"of {', '.join(known)}")
+    ap.add_argument("--seconds", type=int, default=600, help="per harness (default 600)")
+    ap.add_argument("--jobs", type=int, default=1, help="processes per harness")
+    ns = ap.parse_args(args)
+    unknown = sorted(set(ns.names) - set(known))
+    if unknown:
+        ap.error(f"no harness {', '.join(unknown)} (harnesses: {', '.join(known)})")
+    failed = []
+    for name in ns.names or known:
+        options = ["--seconds", str(ns.seconds), "--jobs", str(ns.jobs)]
+        _say(f"fuzz {name} {' '.join(options)}")
+        if _run(PY, runner, name, *options):
+            failed.append(name)
+    if failed:
+        _say("findings (or errors) in: " + ", ".join(failed))
+        return 1
+    return 0
+
+
 def main(argv: list[str]) -> int:
     if not argv or argv[0] in ("-h", "--help", "help"):
         print(__doc__)
         return 0 if argv else 2
     command, rest = argv[0], argv[1:]
-    if command not in ("setup", "demo", "test", "test-env", "bench"):
+    if command not in ("setup", "demo", "test", "test-env", "bench", "fuzz"):
         print(f"dev.py: unknown command {command!r}\n{__doc__}", file=sys.stderr)
         return 2
     if command == "test-env":
@@ -184,6 +215,8 @@ def main(argv: list[str]) -> int:
         return 0
     if command == "demo":
         return _run(BIN / "wireplan", "demo", *rest)
+    if command == "fuzz":
+        return fuzz(rest)
     if command == "bench":
         if not rest:
             names = sorted(

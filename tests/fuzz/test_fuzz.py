@@ -1,0 +1,60 @@
+"""The fuzz harnesses in CI: every seed replayed, then each harness fuzzed for a short, fixed time.
+
+Every ``tests/fuzz/fuzz_NAME.py`` is picked up.  The replay runs in this
+process; fuzzing runs ``run.py NAME --seconds S`` in a subprocess (atheris
+must own the process), ``$WIREPLAN_FUZZ_SECONDS`` each (default 20), and
+fails on any finding, with the reproducer's path and the harness's output.
+Longer runs: ``python3 dev.py fuzz [NAME...] --seconds N``.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import run
+
+NAMES = run.harness_names()
+SECONDS = int(os.environ.get("WIREPLAN_FUZZ_SECONDS", "20"))
+# What one harness may take on top of its fuzzing time: imports and setup()
+# (compiling every DSDL type), on a shared, busy CI machine.
+SETUP_ALLOWANCE = 240
+
+
+def test_every_harness_has_seeds() -> None:
+    assert NAMES, "no tests/fuzz/fuzz_*.py"
+    for name in NAMES:
+        seeds = list(run.seed_files(run.CORPUS / name))
+        assert seeds, f"no seeds in {run.CORPUS / name}"
+        size = sum(p.stat().st_size for p in seeds)
+        assert size < 100_000, f"the seed corpus of {name} is {size} bytes"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_seeds_replay(name: str) -> None:
+    target = run.prepared(name)
+    for path in run.seed_files(run.CORPUS / name):
+        try:
+            target(path.read_bytes())
+        except BaseException as exc:
+            raise AssertionError(f"seed {path} fails") from exc
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="atheris has no Windows build")
+@pytest.mark.parametrize("name", NAMES)
+def test_fuzz_briefly(name: str, tmp_path: Path) -> None:
+    pytest.importorskip("atheris")
+    findings = tmp_path / "findings"
+    cmd = [sys.executable, str(Path(run.__file__).resolve()), name]
+    cmd += ["--seconds", str(SECONDS), "--findings", str(findings)]
+    done = subprocess.run(
+        cmd, capture_output=True, text=True, timeout=SECONDS + SETUP_ALLOWANCE, check=False
+    )
+    report = done.stdout + done.stderr[-8000:]
+    assert done.returncode == 0, f"fuzzing {name} found a problem:\n{report}"
+    assert f"{name}: " in done.stdout and "0 finding(s)" in done.stdout, report
