@@ -25,7 +25,7 @@ import pydsdl
 
 import wireplan
 
-MAX_LEN = 1024
+MAX_LEN = 4096  # uavcan.node.port.List.1.0 holds more than 2 KiB
 INSTRUMENT = ("wireplan", "_wireplan_dsdl_")  # the generated packages of load()
 _REPO = Path(__file__).resolve().parents[2]
 _PUBLIC = _REPO / ".." / "shared" / "dsdl" / "public_regulated_data_types"
@@ -52,9 +52,9 @@ def setup() -> None:
         for info in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + "."):
             importlib.import_module(info.name)
     found: dict[str, Any] = {}
-    prefix = packages[0].__name__.split(".")[0]
+    parents = tuple({p.__name__.split(".")[0] + "." for p in packages})
     for name, module in list(sys.modules.items()):
-        if not name.startswith(prefix + "."):
+        if not name.startswith(parents):
             continue
         for value in vars(module).values():
             for cls in (value, getattr(value, "Request", None), getattr(value, "Response", None)):

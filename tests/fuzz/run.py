@@ -205,12 +205,15 @@ def fuzz(
             for p in findings.iterdir()
             if p.name not in before and p.name.startswith(FINDING_KINDS)
         )
+        slow = [p for p in findings.iterdir() if p.name not in before and "slow-unit-" in p.name]
         entries = sum(1 for p in work.iterdir() if p.is_file())
         elapsed = time.monotonic() - started
         print(
             f"{name}: {runs} inputs in {elapsed:.0f} s ({jobs} job(s), {seconds} s fuzzing each), "
             f"corpus {entries} entries in {work}, {len(new)} finding(s)"
         )
+        if slow:  # libFuzzer's note of an input slower than 10 s so far; not a finding
+            print(f"  {len(slow)} slow unit(s), kept in {findings}")
         for p in new:
             print(
                 f"  finding {p}\n    reproduce: python {Path(__file__).resolve()} {name} --replay {p}"
