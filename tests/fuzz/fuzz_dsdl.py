@@ -37,8 +37,10 @@ TYPES: list[tuple[Any, Any]] = []  # (generated class, pydsdl type), by full nam
 def setup() -> None:
     from wireplan.dsdl import load
 
-    cache = tempfile.mkdtemp(prefix="wireplan-fuzz-dsdl-")
-    atexit.register(shutil.rmtree, cache, True)
+    # A fresh temporary cache, or the one CI's tests share between the replay and the run.
+    cache = os.environ.get("WIREPLAN_FUZZ_DSDL_CACHE") or tempfile.mkdtemp(prefix="wireplan-fuzz-")
+    if "WIREPLAN_FUZZ_DSDL_CACHE" not in os.environ:
+        atexit.register(shutil.rmtree, cache, True)
     old = os.environ.get("WIREPLAN_CACHE_DIR")
     os.environ["WIREPLAN_CACHE_DIR"] = cache
     try:

@@ -2,8 +2,9 @@
 
 Every ``tests/fuzz/fuzz_NAME.py`` is picked up.  The replay runs in this
 process; fuzzing runs ``run.py NAME --seconds S`` in a subprocess (atheris
-must own the process), ``$WIREPLAN_FUZZ_SECONDS`` each (default 20), and
+must own the process), ``$WIREPLAN_FUZZ_SECONDS`` each (default 15), and
 fails on any finding, with the reproducer's path and the harness's output.
+The DSDL types are compiled once for both (``$WIREPLAN_FUZZ_DSDL_CACHE``).
 Longer runs: ``python3 dev.py fuzz [NAME...] --seconds N``.
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,10 +22,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import run
 
 NAMES = run.harness_names()
-SECONDS = int(os.environ.get("WIREPLAN_FUZZ_SECONDS", "20"))
+SECONDS = int(os.environ.get("WIREPLAN_FUZZ_SECONDS", "15"))
 # What one harness may take on top of its fuzzing time: imports and setup()
 # (compiling every DSDL type), on a shared, busy CI machine.
 SETUP_ALLOWANCE = 240
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _shared_dsdl_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("WIREPLAN_FUZZ_DSDL_CACHE", str(tmp_path_factory.mktemp("dsdl-cache")))
+        yield
 
 
 def test_every_harness_has_seeds() -> None:
