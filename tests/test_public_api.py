@@ -59,3 +59,44 @@ def test_public_objects_are_defined_in_the_package(name: str) -> None:
         origin = getattr(value, "__module__", None)
         if isinstance(value, type | types.FunctionType) and origin is not None:
             assert origin.startswith("wireplan"), f"{name}.{attr} comes from {origin}"
+
+
+def test_every_error_is_exported_at_the_top() -> None:
+    import wireplan
+    import wireplan.errors
+
+    for name in wireplan.errors.__all__:
+        assert name in wireplan.__all__, f"wireplan.{name} is not exported"
+        assert getattr(wireplan, name) is getattr(wireplan.errors, name)
+
+
+def test_compile_error_is_one_class() -> None:
+    """``wireplan.dsdl.compiler.CompileError`` (where pydsdl's errors become it) is ``wireplan.CompileError``."""
+    pytest.importorskip("pydsdl")
+    import wireplan
+    from wireplan.dsdl import compiler
+
+    assert "CompileError" in compiler.__all__
+    assert compiler.CompileError is wireplan.CompileError
+    assert wireplan.CompileError.__module__ == "wireplan.errors"
+
+
+def test_errors_module_imports_only_the_standard_library() -> None:
+    import ast
+    import sys
+    from pathlib import Path
+
+    import wireplan.errors
+
+    tree = ast.parse(Path(wireplan.errors.__file__).read_text())
+    imported = {
+        alias.name.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+    } | {
+        node.module.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module
+    }
+    assert imported <= set(sys.stdlib_module_names) | {"__future__"}, imported
