@@ -367,6 +367,33 @@ def test_delimiter_header_longer_than_data(ns: ModuleType) -> None:
     assert "1000 bytes" in str(info.value)
 
 
+def test_fields_after_a_long_delimited_body_are_zero_extended(
+    corner_types: list[Any], ns: ModuleType
+) -> None:
+    """Found by tests/fuzz/fuzz_dsdl.py: a delimited body longer than its extent (a newer
+    version's, skipped) moves the fields after it past the type's largest size, so the
+    padded path must zero-extend beyond that size too (it raised struct.error)."""
+    t = next(t for t in corner_types if full_name(t) == "corner.Level2.1.0")
+    # flag; pair[0] declares 50 bytes (its extent is 16); pair[1] an empty body; `one`'s
+    # header would start 2 bytes before the end of the data
+    body = bytes(2) + bytes([0x12] * 48)  # x = 0, union tag 0, then bytes it skips
+    data = b"\x00" + (50).to_bytes(4, "little") + body + bytes(4) + bytes(2)
+    assert len(data) == 61 == (unwrap(t).bit_length_set.max + 7) // 8
+    got = ns.Level2_1_0.deserialize(data)
+    assert same(got.to_builtin(), pydsdl.deserialize(t, data))
+    assert got.one == ns.Level3_1_0()
+    for cut in range(len(data) + 1):
+        try:
+            expected = pydsdl.deserialize(t, data[:cut])
+        except pydsdl.SerDesError:
+            expected = None
+        try:
+            mine = ns.Level2_1_0.deserialize(data[:cut]).to_builtin()
+        except DecodeError:
+            mine = None
+        assert (mine is None) == (expected is None) and (mine is None or same(mine, expected))
+
+
 def test_only_wireplan_errors_escape(ns: ModuleType) -> None:
     with pytest.raises(wireplan.WireplanError):
         ns.Text_1_0.deserialize(bytes([2, 0xC3, 0x28]))  # invalid UTF-8

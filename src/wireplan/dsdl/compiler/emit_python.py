@@ -1355,7 +1355,7 @@ def emit_unit(gen: Gen, unit: Unit, plan: TypePlan) -> list[str]:
             "            raise",
             "        except (_StructError, IndexError, ValueError):",
             "            pass",
-            f"    return _d_{ident}(_pad(data, {maxb}), 0, n)[0]",
+            f"    return _d_{ident}(_pad(data, {_pad_size(t, maxb, 'n')}), 0, n)[0]",
         ]
     lines.append("")
     if not sealed:
@@ -1549,6 +1549,36 @@ def _class_lines(gen: Gen, unit: Unit, plan: TypePlan, routines: _Routines | Non
     return cls
 
 
+def _skips_bodies(t: Composite) -> bool:
+    """Whether ``t`` holds a delimited type (through fields and arrays, at any depth).
+
+    A delimited body may be longer than the type's extent (a newer version,
+    skipped), so the fields after it can lie beyond ``t.max_bits``.
+    """
+    seen: set[int] = set()
+    todo: list[DataType] = [f.type for f in t.fields]
+    while todo:
+        d = todo.pop()
+        if isinstance(d, Array):
+            todo.append(d.element)
+        elif isinstance(d, Composite) and id(d) not in seen:
+            if not d.sealed:
+                return True
+            seen.add(id(d))
+            todo += [f.type for f in d.fields]
+    return False
+
+
+def _pad_size(t: Composite, maxb: int, n: str) -> str:
+    """How far the padded path zero-extends the data (``n``: the expression of its length).
+
+    ``maxb`` covers every read of a type without delimited fields.  After a
+    delimited field the offset is at most the data's length (its header is
+    checked against it), and what follows needs at most ``maxb`` more bytes.
+    """
+    return f"{n} + {maxb}" if _skips_bodies(t) else str(maxb)
+
+
 def _deserialize_lines(
     gen: Gen,
     unit: Unit,
@@ -1582,7 +1612,7 @@ def _deserialize_lines(
             "            raise",
             "        except (_StructError, IndexError, ValueError):",
             "            pass",
-            f"        return _d_{ident}(_pad(data, {maxb}), 0, len(data))[0]",
+            f"        return _d_{ident}(_pad(data, {_pad_size(t, maxb, 'len(data)')}), 0, len(data))[0]",
         ]
     elif minb != maxb:
         cls += ["        n = len(data)", f"        if n >= {minb}:", "            b = data"]
@@ -1603,7 +1633,7 @@ def _deserialize_lines(
             "                raise",
             "            except (_StructError, IndexError, ValueError):",
             "                pass",
-            f"        return _d_{ident}(_pad(data, {maxb}), 0, n)[0]",
+            f"        return _d_{ident}(_pad(data, {_pad_size(t, maxb, 'n')}), 0, n)[0]",
         ]
     elif not t.union:
         first = des.first_unpack
