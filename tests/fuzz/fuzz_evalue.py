@@ -28,6 +28,7 @@ import wireplan
 import wireplan.evalue as ev
 
 MAX_LEN = 8192
+INSTRUMENT = ("wireplan.evalue", "wireplan.core", "wireplan.errors")
 _state: dict[str, Any] = {}
 _names = itertools.count()
 
