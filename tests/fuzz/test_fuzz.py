@@ -67,3 +67,46 @@ def test_fuzz_briefly(name: str, tmp_path: Path) -> None:
     report = done.stdout + done.stderr[-8000:]
     assert done.returncode == 0, f"fuzzing {name} found a problem:\n{report}"
     assert f"{name}: " in done.stdout and "0 finding(s)" in done.stdout, report
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="atheris has no Windows build")
+def test_runner_reports_a_finding_with_its_reproducer(tmp_path: Path) -> None:
+    """run.py on a harness that fails on one input (no fuzzer guesses it): exit 1, input saved."""
+    pytest.importorskip("atheris")
+    here = tmp_path / "tests" / "fuzz"
+    (here / "corpus" / "boom").mkdir(parents=True)
+    runner = here / "run.py"
+    runner.write_bytes(Path(run.__file__).read_bytes())
+    (here / "fuzz_boom.py").write_text(
+        "import hashlib\n\nimport wireplan\n\n\n"
+        "def TestOneInput(data: bytes) -> None:\n"
+        "    try:\n"
+        "        if data[:1] == b'?':\n"
+        "            raise wireplan.DecodeError('refused', 0)\n"
+        "    except wireplan.WireplanError:\n"
+        "        return\n"
+        "    if hashlib.sha256(data).hexdigest() == hashlib.sha256(b'!boom').hexdigest():\n"
+        "        raise RuntimeError('boom')\n"
+    )
+    (here / "corpus" / "boom" / "refused").write_bytes(b"?")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    findings = tmp_path / "findings"
+    cmd = [sys.executable, str(runner), "boom", "--seconds", "2", "--findings", str(findings)]
+    quiet = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120, check=False)
+    assert quiet.returncode == 0, quiet.stdout + quiet.stderr
+    assert "0 finding(s)" in quiet.stdout
+    (here / "corpus" / "boom" / "crash").write_bytes(b"!boom")
+    found = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120, check=False)
+    assert found.returncode == 1 and "1 finding(s)" in found.stdout, found.stdout + found.stderr
+    [saved] = [p for p in findings.iterdir() if p.name.startswith("crash-")]
+    assert saved.read_bytes() == b"!boom" and f"--replay {saved}" in found.stdout
+    assert not any(p.name != "refused" and p.name != "crash" for p in here.rglob("corpus/*/*"))
+    again = subprocess.run(
+        [sys.executable, str(runner), "boom", "--replay", str(saved)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert again.returncode == 1 and "RuntimeError: boom" in again.stdout + again.stderr
