@@ -188,6 +188,11 @@ def fuzz(
     work = corpus if corpus is not None else Path(tempfile.mkdtemp(prefix=f"wireplan-fuzz-{name}-"))
     work.mkdir(parents=True, exist_ok=True)
     logs = Path(tempfile.mkdtemp(prefix=f"wireplan-fuzz-{name}-logs-"))
+    # The workers' temporary files (a harness's folders): libFuzzer ends the process
+    # without running atexit handlers, so the folder is removed here.
+    scratch = logs / "tmp"
+    scratch.mkdir()
+    env = {**os.environ, "TMPDIR": str(scratch)}
     procs: list[tuple[subprocess.Popen[bytes], Path]] = []
     started = time.monotonic()
     try:
@@ -197,7 +202,8 @@ def fuzz(
             cmd += ["--seconds", str(seconds), "--corpus", str(work), "--findings", str(findings)]
             cmd += ["--timeout", str(timeout)]
             with log.open("wb") as out:
-                procs.append((subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT), log))
+                proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env)
+                procs.append((proc, log))
         codes = [p.wait() for p, _ in procs]
         runs = 0
         for (_, log), code in zip(procs, codes, strict=True):
