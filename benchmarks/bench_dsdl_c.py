@@ -1,0 +1,605 @@
+"""DSDL C backend: wireplan's C headers against nunavut 3.1's, one C source compiled against each.
+
+Run: ``python3 dev.py bench dsdl_c [--quick]`` (or ``.venv/bin/python benchmarks/bench_dsdl_c.py``).
+
+``benchmarks/c/bench_dsdl_c.c`` is compiled four times with gcc (``-std=c11``, no
+``-march``): against nunavut's headers (``nnvg --target-language c``, ``$WIREPLAN_NNVG``)
+and against wireplan's (``wireplan.dsdl.compile(..., language="c")``), each at ``-O2``
+and ``-Os``.  For every type it measures ns per ``T_serialize_`` and per
+``T_deserialize_`` of one canonical message: pydsdl's bytes of the value in ``CASES``.
+Before any timing, every build must turn each message into an object and back into the
+same bytes; the timed loops are checked the same way after they ran.
+
+Rounds: each round runs the four binaries once, the nunavut and wireplan builds of an
+optimization level back to back (their order alternating from round to round); a binary
+reports, per type and direction, the median ns per call over a few batches of calls that
+each last a set time.  The table shows medians over rounds, and a ratio is the median of
+the per-round ratios nunavut / wireplan (above 1: wireplan is faster).
+
+Not measured: transports, object construction, cache-cold buffers (each loop reuses one
+object and one buffer), other compilers and -march settings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import shutil
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pydsdl
+
+REPO = Path(__file__).resolve().parents[1]
+PUBLIC = (REPO / ".." / "shared" / "dsdl" / "public_regulated_data_types").resolve()
+UAVCAN = PUBLIC / "uavcan"
+REG = PUBLIC / "reg"
+CORNER = REPO / "tests" / "dsdl" / "corner"
+SOURCE = REPO / "benchmarks" / "c" / "bench_dsdl_c.c"
+RESULTS = REPO / "benchmarks" / "results"
+DEFAULT_NNVG = Path("/work/main/.venv-nunavut-3.1/bin/nnvg")
+GENERATORS = ("nunavut", "wireplan")
+OPTS = ("-O2", "-Os")
+
+
+def _f32(x: float) -> float:
+    """``x`` rounded to float32, so that the value survives the wire exactly."""
+    return float(struct.unpack("<f", struct.pack("<f", x))[0])
+
+
+def _bits(n: int, seed: int) -> list[bool]:
+    """``n`` bools of a fixed, irregular pattern (a linear congruential sequence)."""
+    out, x = [], seed
+    for _ in range(n):
+        x = (x * 1103515245 + 12345) & 0x7FFFFFFF
+        out.append(bool(x & 0x10000))
+    return out
+
+
+def _mask(n: int, ids: list[int]) -> list[bool]:
+    return [i in ids for i in range(n)]
+
+
+@dataclass(frozen=True)
+class Case:
+    """One measured type: its DSDL file, the value (pydsdl's plain data) and what it is."""
+
+    name: str  # full name with version; a service half ends in .Request/.Response
+    root: Path
+    file: str  # relative to root
+    value: dict[str, Any]
+    about: str
+    standard_array: bool = False  # an array of 8/16/32/64-bit elements (the >= 10x target)
+
+    @property
+    def service_half(self) -> str | None:
+        part = self.name.split(".")[-3]
+        return part.lower() if part in ("Request", "Response") else None
+
+
+_REAL32 = [_f32(100.0 * math.sin(i / 5.0)) for i in range(64)]
+_NATURAL16 = [(i * 2654435761) & 0xFFFF for i in range(128)]
+
+CASES: list[Case] = [
+    Case(
+        "uavcan.node.Heartbeat.1.0",
+        UAVCAN,
+        "node/7509.Heartbeat.1.0.dsdl",
+        {
+            "uptime": 123456,
+            "health": {"value": 1},
+            "mode": {"value": 2},
+            "vendor_specific_status_code": 77,
+        },
+        "uptime 123456, health 1, mode 2",
+    ),
+    Case(
+        "uavcan.primitive.array.Real32.1.0",
+        UAVCAN,
+        "primitive/array/Real32.1.0.dsdl",
+        {"value": _REAL32},
+        "64 floats (full)",
+        standard_array=True,
+    ),
+    Case(
+        "uavcan.primitive.array.Natural16.1.0",
+        UAVCAN,
+        "primitive/array/Natural16.1.0.dsdl",
+        {"value": _NATURAL16},
+        "128 uint16 (full)",
+        standard_array=True,
+    ),
+    Case(
+        "uavcan.primitive.array.Bit.1.0",
+        UAVCAN,
+        "primitive/array/Bit.1.0.dsdl",
+        {"value": _bits(2048, 7)},
+        "2048 bools (full)",
+    ),
+    Case(
+        "uavcan.register.Value.1.0",
+        UAVCAN,
+        "register/Value.1.0.dsdl",
+        {"natural16": {"value": [1000, 2000, 65535]}},
+        "natural16[3]",
+    ),
+    Case(
+        "uavcan.node.port.List.1.0",
+        UAVCAN,
+        "node/port/7510.List.1.0.dsdl",
+        {
+            "publishers": {"sparse_list": [{"value": v} for v in (7509, 7510, 100, 101)]},
+            "subscribers": {"sparse_list": [{"value": v} for v in (200, 201, 202)]},
+            "clients": {"mask": _mask(512, [])},
+            "servers": {"mask": _mask(512, [384, 385, 430, 435])},
+        },
+        "4 + 3 subject IDs, two 512-bit service masks",
+    ),
+    Case(
+        "uavcan.node.GetInfo.Response.1.0",
+        UAVCAN,
+        "node/430.GetInfo.1.0.dsdl",
+        {
+            "protocol_version": {"major": 1, "minor": 0},
+            "hardware_version": {"major": 2, "minor": 1},
+            "software_version": {"major": 1, "minor": 3},
+            "software_vcs_revision_id": 0x0123456789ABCDEF,
+            "unique_id": list(range(16)),
+            "name": list(b"org.opencyphal.bench.node"),
+            "software_image_crc": [0xDEADBEEFCAFEBABE],
+            "certificate_of_authenticity": [],
+        },
+        "25-byte name, one CRC, no certificate",
+    ),
+    Case(
+        "reg.udral.physics.kinematics.cartesian.State.0.1",
+        REG,
+        "udral/physics/kinematics/cartesian/State.0.1.dsdl",
+        {
+            "pose": {
+                "position": {"value": {"meter": [12.5, -3.25, 100.125]}},
+                "orientation": {"wxyz": [_f32(0.9238795), 0.0, 0.0, _f32(0.3826834)]},
+            },
+            "twist": {
+                "linear": {"meter_per_second": [_f32(1.5), _f32(-0.25), _f32(0.125)]},
+                "angular": {"radian_per_second": [0.0, 0.0, _f32(0.1)]},
+            },
+        },
+        "pose and twist",
+    ),
+    Case(
+        "corner.Misaligned.1.0",
+        CORNER,
+        "Misaligned.1.0.dsdl",
+        {
+            "a": True,
+            "b": 5,
+            "c": -9,
+            "d": 1.5,
+            "e": 200,
+            "inner": {"x": 100, "y": True, "z": -200},
+            "flags": [True, False, True],
+            "odd": [4095, 0, 1234],
+            "wide": -1234567890123,
+        },
+        "bit-packed, int64 at bit 66",
+    ),
+    Case(
+        "corner.BitPacked.1.0",
+        CORNER,
+        "BitPacked.1.0.dsdl",
+        {
+            "id": 2748,
+            "flags": 9,
+            "x": -300,
+            "y": 200,
+            "z": 511,
+            "quality": 3,
+            "status": [True, False, True, True, False, True],
+            "temperature": 36.5,
+            "battery": 50,
+            "rssi": -60,
+            "valid": True,
+        },
+        "odd-width telemetry",
+    ),
+    Case(
+        "corner.Mixed.1.0",
+        CORNER,
+        "Mixed.1.0.dsdl",
+        {
+            "a": 0xDEADBEEF,
+            "b": 65000,
+            "c": 5,
+            "d": 17,
+            "e": 3.25,
+            "flags": [True, False, True, True],
+            "after_flags": 0x5A,
+            "inner": {"x": 3, "y": False, "z": 255},
+            "tail": 4242,
+        },
+        "aligned fields, then misaligned after bool[<=5]",
+    ),
+    Case(
+        "corner.OddArrays.1.0",
+        CORNER,
+        "OddArrays.1.0.dsdl",
+        {
+            "a": [1, 2, 3, 4, 5, 6, 7],
+            "b": [-4000, 4095],
+            "pre": True,
+            "bytes": [1, 2, 3, 4, 5],
+            "f": [1.5, -2.25],
+            "three": 0x123456,
+            "big": _bits(100, 3),
+        },
+        "full odd-width arrays, bool[100] off a byte boundary",
+    ),
+]
+
+
+# -- canonical messages ------------------------------------------------------------------
+
+
+def canonical_messages(cases: list[Case] = CASES) -> dict[str, bytes]:
+    """pydsdl's bytes of each case's value, by case name."""
+    roots = sorted({c.root for c in cases})
+    files = [c.root / c.file for c in cases]
+    types, _ = pydsdl.read_files(files, roots, roots)
+    by_name = {}
+    for t in types:
+        by_name[f"{t.full_name}.{t.version.major}.{t.version.minor}"] = t
+    out = {}
+    for c in cases:
+        parts = c.name.split(".")
+        half = c.service_half
+        if half:
+            service = by_name[".".join(parts[:-3] + parts[-2:])]
+            t = getattr(service, f"{half}_type")
+        else:
+            t = by_name[c.name]
+        if isinstance(t, pydsdl.DelimitedType):
+            t = t.inner_type
+        out[c.name] = pydsdl.serialize(t, c.value)
+    return out
+
+
+def write_messages(messages: dict[str, bytes], path: Path) -> Path:
+    path.write_text("".join(f"{name} {data.hex()}\n" for name, data in messages.items()))
+    return path
+
+
+# -- the two generators ------------------------------------------------------------------
+
+
+def nnvg_path() -> Path:
+    return Path(os.environ.get("WIREPLAN_NNVG") or DEFAULT_NNVG)
+
+
+def generate_nunavut(out: Path, cases: list[Case] = CASES) -> Path:
+    """nunavut's headers of the cases' types and what they use, under ``out``.
+
+    nnvg gets the types' files (``ROOT:FILE``) rather than whole root namespaces: it
+    writes the same header for a type either way, in 3 s instead of a minute.
+    """
+    targets = [f"{c.root}:{c.file}" for c in cases]
+    lookups = [arg for root in sorted({c.root for c in cases}) for arg in ("--lookup-dir", root)]
+    cmd = [nnvg_path(), "--target-language", "c", "--outdir", out, *lookups, *targets]
+    done = subprocess.run([str(a) for a in cmd], capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError(f"nnvg failed ({done.returncode}):\n{done.stderr[-3000:]}")
+    return out
+
+
+def generate_wireplan(out: Path, cases: list[Case] = CASES) -> Path:
+    """wireplan's headers of the cases' root namespaces, under ``out``."""
+    from wireplan.dsdl import compile as dsdl_compile
+
+    roots = sorted({c.root for c in cases})
+    dsdl_compile(roots, output=out, language="c")  # type: ignore[call-arg]
+    return out
+
+
+GENERATE: dict[str, Callable[[Path], Path]] = {
+    "nunavut": generate_nunavut,
+    "wireplan": generate_wireplan,
+}
+
+
+def build(headers: Path, opt: str, exe: Path, extra: list[str] | None = None) -> Path:
+    """The benchmark source compiled against ``headers`` with gcc at ``opt``."""
+    cc = os.environ.get("CC", "gcc")
+    cmd = [cc, "-std=c11", opt, *(extra or []), "-I", str(headers), "-o", str(exe), str(SOURCE)]
+    done = subprocess.run([*cmd, "-lm"], capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError(f"{' '.join(cmd)} failed:\n{done.stderr[-5000:]}")
+    return exe
+
+
+def check(exe: Path, messages_file: Path, messages: dict[str, bytes]) -> list[str]:
+    """The types whose round trip through ``exe`` does not give pydsdl's bytes back."""
+    done = subprocess.run([str(exe), str(messages_file), "check"], capture_output=True, text=True)
+    if done.returncode:
+        return [f"{exe.name} failed ({done.returncode}): {done.stderr.strip()}"]
+    got = dict(line.split(" ", 1) for line in done.stdout.splitlines())
+    bad = []
+    for name, data in messages.items():
+        mine = got.get(name, "").strip()
+        if mine != data.hex():
+            bad.append(f"{exe.name}: {name}: got {mine or '(nothing)'}, pydsdl {data.hex()}")
+    return bad
+
+
+def time_once(exe: Path, messages_file: Path, target_ns: float, batches: int) -> dict[str, Any]:
+    """One run of ``exe``: {type: (ns per serialize, ns per deserialize)}."""
+    cmd = [str(exe), str(messages_file), "time", str(int(target_ns)), str(batches)]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError(f"{exe.name} failed ({done.returncode}): {done.stderr.strip()}")
+    out = {}
+    for line in done.stdout.splitlines():
+        name, ser, de = line.split()
+        out[name] = (float(ser), float(de))
+    return out
+
+
+# -- the run -----------------------------------------------------------------------------
+
+
+@dataclass
+class Run:
+    generators: list[str]
+    rounds: int
+    target_ns: float
+    batches: int
+    # timings[(generator, opt)] = list over rounds of {type: (ser, de)}
+    timings: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
+
+
+def prepare(work: Path, generators: list[str], opts: tuple[str, ...] = OPTS) -> dict[str, Any]:
+    """Messages, headers and binaries under ``work``; raises when a build is not identical."""
+    messages = canonical_messages()
+    messages_file = write_messages(messages, work / "messages.txt")
+    exes: dict[tuple[str, str], Path] = {}
+    for gen in generators:
+        headers = GENERATE[gen](work / f"include-{gen}")
+        for opt in opts:
+            exes[gen, opt] = build(headers, opt, work / f"bench-{gen}{opt}")
+    bad = [b for exe in exes.values() for b in check(exe, messages_file, messages)]
+    if bad:
+        raise RuntimeError("round trips differ from pydsdl:\n" + "\n".join(bad))
+    return {"messages": messages, "messages_file": messages_file, "exes": exes}
+
+
+def measure(prep: dict[str, Any], run: Run, say: Callable[[str], None]) -> None:
+    exes: dict[tuple[str, str], Path] = prep["exes"]
+    for key in exes:
+        run.timings[key] = []
+    for r in range(run.rounds):
+        for opt in OPTS:
+            order = run.generators if r % 2 == 0 else run.generators[::-1]
+            for gen in order:
+                key = (gen, opt)
+                if key in exes:
+                    result = time_once(exes[key], prep["messages_file"], run.target_ns, run.batches)
+                    run.timings[key].append(result)
+        say(f"round {r + 1}/{run.rounds} done")
+
+
+def median_ns(run: Run, gen: str, opt: str, name: str, d: int) -> float:
+    return statistics.median(rnd[name][d] for rnd in run.timings[gen, opt])
+
+
+def ratio(run: Run, opt: str, name: str, d: int) -> float:
+    """Median over rounds of nunavut's ns over wireplan's (above 1: wireplan is faster)."""
+    pairs = zip(run.timings["nunavut", opt], run.timings["wireplan", opt], strict=True)
+    return statistics.median(n[name][d] / w[name][d] for n, w in pairs)
+
+
+def geomean(values: list[float]) -> float:
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
+# -- the report --------------------------------------------------------------------------
+
+
+def _first_line(cmd: list[str]) -> str:
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True)
+    except OSError:
+        return "?"
+    return (done.stdout or done.stderr).strip().splitlines()[0] if done.returncode == 0 else "?"
+
+
+def machine() -> dict[str, str]:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    info = {
+        "cpu": cpu,
+        "cores": str(os.cpu_count()),
+        "os": f"{platform.system()} {platform.release()}",
+        "gcc": _first_line([os.environ.get("CC", "gcc"), "--version"]),
+        "nunavut": _first_line([str(nnvg_path()), "--version"]),
+        "pydsdl": pydsdl.__version__,
+        "python": platform.python_version(),
+    }
+    try:
+        import wireplan
+
+        src = Path(wireplan.__file__).resolve().parent
+        commit = _first_line(["git", "-C", str(src), "rev-parse", "--short", "HEAD"])
+        dirty = subprocess.run(
+            ["git", "-C", str(src), "status", "--porcelain", "--", "."],
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+        info["wireplan"] = (
+            f"{wireplan.__version__} ({src.parent.parent}, {commit}{'+' if dirty else ''})"
+        )
+    except ImportError:
+        info["wireplan"] = "-"
+    return info
+
+
+def _ns(x: float) -> str:
+    return f"{x:.1f}" if x < 100 else f"{x:.0f}"
+
+
+def report(run: Run, prep: dict[str, Any], info: dict[str, str], loads: list[float]) -> str:
+    messages: dict[str, bytes] = prep["messages"]
+    both = set(GENERATORS) <= set(run.generators)
+    lines = [
+        f"- Machine: {info['cpu']}, {info['cores']} cores, {info['os']} "
+        f"(load average {min(loads):.1f}-{max(loads):.1f} during the run)",
+        f"- Compiler: {info['gcc']}; `-std=c11` and `-O2` or `-Os`, no `-march`",
+        f"- Versions: nunavut {info['nunavut']} (nnvg), wireplan {info['wireplan']}, "
+        f"pydsdl {info['pydsdl']}, Python {info['python']}",
+        f"- {run.rounds} rounds; each binary reports the median of {run.batches} batches of "
+        f"at least {run.target_ns / 1e6:g} ms per type and direction; ns are medians over "
+        "rounds, ratios (nunavut / wireplan) medians of the per-round ratios",
+        "",
+    ]
+    summary: dict[str, float] = {}
+    for opt in OPTS:
+        head = "| type | value | bytes | ser nunavut | ser wireplan | ser x | de nunavut | de wireplan | de x |"
+        lines += [
+            f"`{opt}` (ns per call)",
+            "",
+            head,
+            "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        all_ratios = []
+        for c in CASES:
+            cells = [f"`{c.name}`", c.about, str(len(messages[c.name]))]
+            for d in (0, 1):
+                for gen in GENERATORS:
+                    key = (gen, opt)
+                    cells.append(
+                        _ns(median_ns(run, gen, opt, c.name, d)) if key in run.timings else "-"
+                    )
+                if both:
+                    x = ratio(run, opt, c.name, d)
+                    all_ratios.append(x)
+                    cells.append(f"**{x:.2f}x**" if x >= 10 else f"{x:.2f}x")
+                else:
+                    cells.append("-")
+            lines.append("| " + " | ".join(cells) + " |")
+        if both:
+            summary[opt] = geomean(all_ratios)
+            lines.append(
+                f"\nGeometric mean of the {len(all_ratios)} ratios at `{opt}`: **{summary[opt]:.2f}x**"
+            )
+        lines.append("")
+    if both:
+        lines += targets(run, summary)
+    return "\n".join(lines)
+
+
+def targets(run: Run, summary: dict[str, float]) -> list[str]:
+    """The issue's targets, each with its measured value."""
+    out = ["Targets (issue #14):", ""]
+    out.append(
+        f"- geometric mean at -O2 >= 3x: {summary['-O2']:.2f}x, {'met' if summary['-O2'] >= 3 else 'MISSED'}"
+    )
+    out.append(
+        f"- geometric mean at -Os >= 2x: {summary['-Os']:.2f}x, {'met' if summary['-Os'] >= 2 else 'MISSED'}"
+    )
+    arrays = [
+        (c.name, opt, d, ratio(run, opt, c.name, d))
+        for c in CASES
+        if c.standard_array
+        for opt in OPTS
+        for d in (0, 1)
+    ]
+    low = min(arrays, key=lambda a: a[3])
+    out.append(
+        f"- arrays of standard-width elements >= 10x: lowest {low[3]:.2f}x "
+        f"({low[0]} {'de' if low[2] else 'ser'}ialize {low[1]}), {'met' if low[3] >= 10 else 'MISSED'}"
+    )
+    slower = [
+        f"{c.name} {'de' if d else 'ser'}ialize {opt} {ratio(run, opt, c.name, d):.2f}x"
+        for c in CASES
+        for opt in OPTS
+        for d in (0, 1)
+        if ratio(run, opt, c.name, d) < 1.0
+    ]
+    out.append("- no type slower: " + ("met" if not slower else "MISSED: " + "; ".join(slower)))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="3 short rounds (a smoke run)")
+    ap.add_argument("--rounds", type=int, help="rounds (default 21, --quick 3)")
+    ap.add_argument("--check", action="store_true", help="only build and check the round trips")
+    ap.add_argument(
+        "--generators",
+        default=",".join(GENERATORS),
+        help="comma-separated subset of nunavut,wireplan (ratios need both)",
+    )
+    ap.add_argument("--work", type=Path, help="keep headers and binaries in this folder")
+    args = ap.parse_args(argv)
+    generators = [g for g in args.generators.split(",") if g]
+    if not set(generators) <= set(GENERATORS):
+        ap.error(f"generators are {', '.join(GENERATORS)}")
+
+    def say(msg: str) -> None:
+        print(f"[bench_dsdl_c] {msg}", file=sys.stderr, flush=True)
+
+    work = args.work or Path(tempfile.mkdtemp(prefix="bench_dsdl_c-"))
+    work.mkdir(parents=True, exist_ok=True)
+    try:
+        say(f"generating headers ({', '.join(generators)}) and building in {work}")
+        prep = prepare(work, generators)
+        say(f"all {len(prep['exes'])} builds give pydsdl's bytes for all {len(CASES)} types")
+        if args.check:
+            return 0
+        run = Run(
+            generators,
+            rounds=args.rounds or (3 if args.quick else 21),
+            target_ns=2e5 if args.quick else 2e6,
+            batches=3 if args.quick else 5,
+        )
+        loads = [os.getloadavg()[0]]
+        started = time.time()
+        measure(prep, run, say)
+        loads.append(os.getloadavg()[0])
+        info = machine()
+        text = report(run, prep, info, loads)
+        print(text)
+        RESULTS.mkdir(exist_ok=True)
+        stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime(started))
+        (RESULTS / f"dsdl_c-{stamp}.md").write_text(text + "\n")
+        raw = {
+            "machine": info,
+            "rounds": run.rounds,
+            "timings": {f"{g}{o}": v for (g, o), v in run.timings.items()},
+            "messages": {k: v.hex() for k, v in prep["messages"].items()},
+        }
+        (RESULTS / f"dsdl_c-{stamp}.json").write_text(json.dumps(raw, indent=1))
+        say(f"written to {RESULTS / f'dsdl_c-{stamp}.md'} (and .json)")
+        return 0
+    finally:
+        if args.work is None:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,94 @@
+"""The C benchmark's source against both generators' headers: it builds and gives pydsdl's bytes.
+
+No timing is asserted: one timed call per type runs only to check the timing code path
+(the source compares what its timed loops left with the message).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import shutil
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from ._support import REPO, UAVCAN
+
+# The flags of the issue's correctness harness: warnings are errors, ASan and UBSan abort.
+STRICT = [
+    "-Wall",
+    "-Wextra",
+    "-Werror",
+    "-fsanitize=address,undefined",
+    "-fno-sanitize-recover=all",
+]
+
+
+def _bench() -> ModuleType:
+    path = REPO / "benchmarks" / "bench_dsdl_c.py"
+    spec = importlib.util.spec_from_file_location("bench_dsdl_c", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("bench_dsdl_c", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+bench = _bench()
+
+
+def _need(generator: str) -> None:
+    if not UAVCAN.is_dir():
+        pytest.skip(f"public regulated data types not found at {UAVCAN.parent}")
+    if shutil.which("gcc") is None:
+        pytest.skip("gcc not found")
+    if generator == "nunavut" and not bench.nnvg_path().exists():
+        pytest.skip(f"nnvg (nunavut 3.1) not found at {bench.nnvg_path()}; set $WIREPLAN_NNVG")
+    if generator == "wireplan":
+        from wireplan.dsdl import compile as dsdl_compile
+
+        if "language" not in inspect.signature(dsdl_compile).parameters:
+            pytest.skip("wireplan.dsdl.compile has no C backend (language=) in this tree")
+
+
+@pytest.fixture(scope="module")
+def messages(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, bytes], Path]:
+    data = bench.canonical_messages()
+    return data, bench.write_messages(data, tmp_path_factory.mktemp("msgs") / "messages.txt")
+
+
+def test_cases_cover_the_issue_types(messages: tuple[dict[str, bytes], Path]) -> None:
+    names = set(messages[0])
+    for name in (
+        "uavcan.node.Heartbeat.1.0",
+        "uavcan.primitive.array.Real32.1.0",
+        "uavcan.primitive.array.Natural16.1.0",
+        "uavcan.register.Value.1.0",
+        "uavcan.node.port.List.1.0",
+        "uavcan.node.GetInfo.Response.1.0",
+        "uavcan.primitive.array.Bit.1.0",
+        "corner.Misaligned.1.0",
+        "corner.BitPacked.1.0",
+    ):
+        assert name in names
+    assert any(n.startswith("reg.udral.physics.kinematics.") for n in names)
+    # the full arrays: 64 floats, 128 uint16, 2048 bools
+    assert len(messages[0]["uavcan.primitive.array.Real32.1.0"]) == 1 + 64 * 4
+    assert len(messages[0]["uavcan.primitive.array.Natural16.1.0"]) == 1 + 128 * 2
+    assert len(messages[0]["uavcan.primitive.array.Bit.1.0"]) == 2 + 2048 // 8
+
+
+@pytest.mark.parametrize("generator", ["nunavut", "wireplan"])
+def test_benchmark_source_round_trips(
+    generator: str, messages: tuple[dict[str, bytes], Path], tmp_path: Path
+) -> None:
+    _need(generator)
+    data, messages_file = messages
+    headers = bench.GENERATE[generator](tmp_path / "include")
+    exe = bench.build(headers, "-O1", tmp_path / "bench", extra=STRICT)
+    assert bench.check(exe, messages_file, data) == []
+    timed = bench.time_once(exe, messages_file, target_ns=0, batches=1)
+    assert sorted(timed) == sorted(data)
