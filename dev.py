@@ -230,6 +230,9 @@ def main(argv: list[str]) -> int:
             pip = [PY, "-m", "pip", "--disable-pip-version-check", "install", "-q"]
             if _run(*pip, "-c", MAIN.constraints, "-e", ".[bench]"):
                 return 1
+        if rest[0] == "dsdl_c":  # measured against nunavut 3.1's C output
+            setup(NUNAVUT)
+            os.environ.setdefault("WIREPLAN_NNVG", str(NUNAVUT.bin / "nnvg"))
         return _run(PY, ROOT / "benchmarks" / f"bench_{rest[0]}.py", *rest[1:])
     return test(rest)
 

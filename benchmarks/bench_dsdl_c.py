@@ -10,10 +10,10 @@ and ``-Os``.  For every type it measures ns per ``T_serialize_`` and per
 Before any timing, every build must turn each message into an object and back into the
 same bytes; the timed loops are checked the same way after they ran.
 
-Rounds: each round runs the four binaries once, the nunavut and wireplan builds of an
-optimization level back to back (their order alternating from round to round); a binary
-reports, per type and direction, the median ns per call over a few batches of calls that
-each last a set time.  The table shows medians over rounds, and a ratio is the median of
+Rounds: in each round every type is timed by the four binaries, one process each, the
+nunavut and wireplan builds of an optimization level back to back (which goes first
+alternates from round to round); a binary reports, per direction, the median ns per call
+over a few batches of calls that each last a set time.  The table shows medians over rounds, and a ratio is the median of
 the per-round ratios nunavut / wireplan (above 1: wireplan is faster).
 
 Not measured: transports, object construction, cache-cold buffers (each loop reuses one
@@ -51,6 +51,7 @@ RESULTS = REPO / "benchmarks" / "results"
 DEFAULT_NNVG = Path("/work/main/.venv-nunavut-3.1/bin/nnvg")
 GENERATORS = ("nunavut", "wireplan")
 OPTS = ("-O2", "-Os")
+DIRECTIONS = ("serialize", "deserialize")
 
 
 def _f32(x: float) -> float:
@@ -284,7 +285,11 @@ def write_messages(messages: dict[str, bytes], path: Path) -> Path:
 
 
 def nnvg_path() -> Path:
-    return Path(os.environ.get("WIREPLAN_NNVG") or DEFAULT_NNVG)
+    """nunavut 3.1's nnvg: $WIREPLAN_NNVG, else dev.py's environment next to this checkout."""
+    if os.environ.get("WIREPLAN_NNVG"):
+        return Path(os.environ["WIREPLAN_NNVG"])
+    local = REPO / ".venv-nunavut-3.1" / "bin" / "nnvg"
+    return local if local.exists() else DEFAULT_NNVG
 
 
 def generate_nunavut(out: Path, cases: list[Case] = CASES) -> Path:
@@ -341,9 +346,12 @@ def check(exe: Path, messages_file: Path, messages: dict[str, bytes]) -> list[st
     return bad
 
 
-def time_once(exe: Path, messages_file: Path, target_ns: float, batches: int) -> dict[str, Any]:
-    """One run of ``exe``: {type: (ns per serialize, ns per deserialize)}."""
+def time_once(
+    exe: Path, messages_file: Path, target_ns: float, batches: int, only: str | None = None
+) -> dict[str, Any]:
+    """One run of ``exe``: {type: (ns per serialize, ns per deserialize)}, of type ``only``."""
     cmd = [str(exe), str(messages_file), "time", str(int(target_ns)), str(batches)]
+    cmd += [only] if only else []
     done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode:
         raise RuntimeError(f"{exe.name} failed ({done.returncode}): {done.stderr.strip()}")
@@ -363,17 +371,26 @@ class Run:
     rounds: int
     target_ns: float
     batches: int
+    control: bool = False
+    loads: list[float] = field(default_factory=list)  # 1-minute load average after each round
     # timings[(generator, opt)] = list over rounds of {type: (ser, de)}
     timings: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
 
 
-def prepare(work: Path, generators: list[str], opts: tuple[str, ...] = OPTS) -> dict[str, Any]:
-    """Messages, headers and binaries under ``work``; raises when a build is not identical."""
+def prepare(
+    work: Path, generators: list[str], opts: tuple[str, ...] = OPTS, control: bool = False
+) -> dict[str, Any]:
+    """Messages, headers and binaries under ``work``; raises when a build is not identical.
+
+    ``control``: the "wireplan" builds use nunavut's headers too (a run that measures
+    the noise: its ratios should be 1).
+    """
     messages = canonical_messages()
     messages_file = write_messages(messages, work / "messages.txt")
     exes: dict[tuple[str, str], Path] = {}
     for gen in generators:
-        headers = GENERATE[gen](work / f"include-{gen}")
+        generate = GENERATE["nunavut" if control else gen]
+        headers = generate(work / f"include-{gen}")
         for opt in opts:
             exes[gen, opt] = build(headers, opt, work / f"bench-{gen}{opt}")
     bad = [b for exe in exes.values() for b in check(exe, messages_file, messages)]
@@ -383,18 +400,30 @@ def prepare(work: Path, generators: list[str], opts: tuple[str, ...] = OPTS) -> 
 
 
 def measure(prep: dict[str, Any], run: Run, say: Callable[[str], None]) -> None:
+    """``run.rounds`` rounds; in each, every type is timed by the builds of a level back to back.
+
+    One process per type and build: the two builds of a pair run tens of ms apart, and
+    which of them goes first alternates by round.
+    """
     exes: dict[tuple[str, str], Path] = prep["exes"]
     for key in exes:
-        run.timings[key] = []
+        run.timings[key] = [{} for _ in range(run.rounds)]
     for r in range(run.rounds):
-        for opt in OPTS:
-            order = run.generators if r % 2 == 0 else run.generators[::-1]
-            for gen in order:
-                key = (gen, opt)
-                if key in exes:
-                    result = time_once(exes[key], prep["messages_file"], run.target_ns, run.batches)
-                    run.timings[key].append(result)
-        say(f"round {r + 1}/{run.rounds} done")
+        for c in CASES:
+            for opt in OPTS:
+                order = run.generators if r % 2 == 0 else run.generators[::-1]
+                for gen in order:
+                    if (gen, opt) in exes:
+                        got = time_once(
+                            exes[gen, opt],
+                            prep["messages_file"],
+                            run.target_ns,
+                            run.batches,
+                            c.name,
+                        )
+                        run.timings[gen, opt][r].update(got)
+        run.loads.append(os.getloadavg()[0])
+        say(f"round {r + 1}/{run.rounds} done (load average {run.loads[-1]:.1f})")
 
 
 def median_ns(run: Run, gen: str, opt: str, name: str, d: int) -> float:
@@ -462,9 +491,10 @@ def _ns(x: float) -> str:
     return f"{x:.1f}" if x < 100 else f"{x:.0f}"
 
 
-def report(run: Run, prep: dict[str, Any], info: dict[str, str], loads: list[float]) -> str:
+def report(run: Run, prep: dict[str, Any], info: dict[str, str]) -> str:
     messages: dict[str, bytes] = prep["messages"]
     both = set(GENERATORS) <= set(run.generators)
+    loads = run.loads or [0.0]
     lines = [
         f"- Machine: {info['cpu']}, {info['cores']} cores, {info['os']} "
         f"(load average {min(loads):.1f}-{max(loads):.1f} during the run)",
@@ -476,6 +506,10 @@ def report(run: Run, prep: dict[str, Any], info: dict[str, str], loads: list[flo
         "rounds, ratios (nunavut / wireplan) medians of the per-round ratios",
         "",
     ]
+    if run.control:
+        lines[-1:-1] = [
+            "- CONTROL RUN: the 'wireplan' builds use nunavut's headers (ratios show noise)"
+        ]
     summary: dict[str, float] = {}
     for opt in OPTS:
         head = "| type | value | bytes | ser nunavut | ser wireplan | ser x | de nunavut | de wireplan | de x |"
@@ -531,10 +565,10 @@ def targets(run: Run, summary: dict[str, float]) -> list[str]:
     low = min(arrays, key=lambda a: a[3])
     out.append(
         f"- arrays of standard-width elements >= 10x: lowest {low[3]:.2f}x "
-        f"({low[0]} {'de' if low[2] else 'ser'}ialize {low[1]}), {'met' if low[3] >= 10 else 'MISSED'}"
+        f"({low[0]} {DIRECTIONS[low[2]]} {low[1]}), {'met' if low[3] >= 10 else 'MISSED'}"
     )
     slower = [
-        f"{c.name} {'de' if d else 'ser'}ialize {opt} {ratio(run, opt, c.name, d):.2f}x"
+        f"{c.name} {DIRECTIONS[d]} {opt} {ratio(run, opt, c.name, d):.2f}x"
         for c in CASES
         for opt in OPTS
         for d in (0, 1)
@@ -555,6 +589,11 @@ def main(argv: list[str] | None = None) -> int:
         help="comma-separated subset of nunavut,wireplan (ratios need both)",
     )
     ap.add_argument("--work", type=Path, help="keep headers and binaries in this folder")
+    ap.add_argument(
+        "--control",
+        action="store_true",
+        help="a noise run: the wireplan column is a second build of nunavut's headers",
+    )
     args = ap.parse_args(argv)
     generators = [g for g in args.generators.split(",") if g]
     if not set(generators) <= set(GENERATORS):
@@ -567,7 +606,7 @@ def main(argv: list[str] | None = None) -> int:
     work.mkdir(parents=True, exist_ok=True)
     try:
         say(f"generating headers ({', '.join(generators)}) and building in {work}")
-        prep = prepare(work, generators)
+        prep = prepare(work, generators, control=args.control)
         say(f"all {len(prep['exes'])} builds give pydsdl's bytes for all {len(CASES)} types")
         if args.check:
             return 0
@@ -576,16 +615,16 @@ def main(argv: list[str] | None = None) -> int:
             rounds=args.rounds or (3 if args.quick else 21),
             target_ns=2e5 if args.quick else 2e6,
             batches=3 if args.quick else 5,
+            control=args.control,
         )
-        loads = [os.getloadavg()[0]]
         started = time.time()
         measure(prep, run, say)
-        loads.append(os.getloadavg()[0])
         info = machine()
-        text = report(run, prep, info, loads)
+        text = report(run, prep, info)
         print(text)
         RESULTS.mkdir(exist_ok=True)
         stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime(started))
+        stamp += "-control" if args.control else ""
         (RESULTS / f"dsdl_c-{stamp}.md").write_text(text + "\n")
         raw = {
             "machine": info,

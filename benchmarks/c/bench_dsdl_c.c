@@ -7,9 +7,9 @@
  *
  *     bench_dsdl_c MESSAGES check
  *         prints "NAME HEX" per type: the canonical bytes deserialized, then serialized again.
- *     bench_dsdl_c MESSAGES time TARGET_NS BATCHES
- *         prints "NAME SER_NS DE_NS" per type: the median over BATCHES of the ns per call
- *         in a batch of calls that lasts at least TARGET_NS.
+ *     bench_dsdl_c MESSAGES time TARGET_NS BATCHES [NAME]
+ *         prints "NAME SER_NS DE_NS" per type (or for type NAME only): the median over
+ *         BATCHES of the ns per call in a batch of calls that lasts at least TARGET_NS.
  *
  * MESSAGES is a text file of lines "NAME HEX" (pydsdl's bytes of each type, written by
  * bench_dsdl_c.py); the bytes are read at run time, so nothing about them is known when
@@ -248,9 +248,13 @@ int main(int argc, char** argv)
     const int timing = strcmp(argv[2], "time") == 0;
     const double target_ns = (timing && argc > 3) ? atof(argv[3]) : 0.0;
     const int batches = (timing && argc > 4) ? atoi(argv[4]) : 1;
+    const char* only = (timing && argc > 5) ? argv[5] : NULL;
+    int ran = 0;
 
 #define RUN_CASE(T, NAME)                                                                  \
+    if (!only || strcmp(only, NAME) == 0)                                                  \
     {                                                                                      \
+        ran++;                                                                             \
         Message* m = &g_msg_##T;                                                           \
         load_message(argv[1], m);                                                          \
         size_t size = round_trip_##T(m);                                                   \
@@ -273,5 +277,6 @@ int main(int argc, char** argv)
         fflush(stdout);                                                                    \
     }
     CASES(RUN_CASE)
+    if (!ran) fail(only, "no such type", 0);
     return 0;
 }
