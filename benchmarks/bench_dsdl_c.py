@@ -13,7 +13,11 @@ same bytes; the timed loops are checked the same way after they ran.
 Rounds: in each round every type is timed by the four binaries, one process each, the
 nunavut and wireplan builds of an optimization level back to back (which goes first
 alternates from round to round); a binary reports, per direction, the median ns per call
-over a few batches of calls that each last a set time.  The table shows medians over rounds, and a ratio is the median of
+over a few batches of calls that each last a set time, timed in the thread's CPU time
+(``CLOCK_THREAD_CPUTIME_ID``), so that the time other jobs of a shared machine hold the
+CPU is not counted.  ``--control`` builds nunavut's headers in both columns: its ratios
+show what the noise alone does (on the shared 2-core development machine, 0.86-1.05 per
+type over 9 rounds, 1.00 on the geometric mean).  The table shows medians over rounds, and a ratio is the median of
 the per-round ratios nunavut / wireplan (above 1: wireplan is faster).
 
 Not measured: transports, object construction, cache-cold buffers (each loop reuses one

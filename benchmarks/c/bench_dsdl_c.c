@@ -74,10 +74,11 @@ typedef struct
     int found;
 } Message;
 
+/* This thread's CPU time: the time the machine's other jobs hold the CPU is not counted. */
 static double now_ns(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (double) ts.tv_sec * 1e9 + (double) ts.tv_nsec;
 }
 
