@@ -54,6 +54,13 @@ SOURCE = REPO / "benchmarks" / "c" / "bench_dsdl_c.c"
 RESULTS = REPO / "benchmarks" / "results"
 DEFAULT_NNVG = Path("/work/main/.venv-nunavut-3.1/bin/nnvg")
 GENERATORS = ("nunavut", "wireplan")
+# What each build compiles: (whose headers, extra gcc flags).  "generic" is wireplan's headers
+# with the portable path forced (what a big-endian target gets), measured with --generic.
+BUILDS: dict[str, tuple[str, list[str]]] = {
+    "nunavut": ("nunavut", []),
+    "wireplan": ("wireplan", []),
+    "generic": ("wireplan", ["-DWIREPLAN_DSDL_GENERIC"]),
+}
 OPTS = ("-O2", "-Os")
 DIRECTIONS = ("serialize", "deserialize")
 # A ratio from here to 1 is a tie: a --control run (the same code in both columns) spreads
@@ -395,11 +402,15 @@ def prepare(
     messages = canonical_messages()
     messages_file = write_messages(messages, work / "messages.txt")
     exes: dict[tuple[str, str], Path] = {}
+    headers: dict[str, Path] = {}
     for gen in generators:
-        generate = GENERATE["nunavut" if control else gen]
-        headers = generate(work / f"include-{gen}")
+        source, flags = BUILDS[gen]
+        if control:
+            source, flags = "nunavut", []
+        if source not in headers:
+            headers[source] = GENERATE[source](work / f"include-{source}")
         for opt in opts:
-            exes[gen, opt] = build(headers, opt, work / f"bench-{gen}{opt}")
+            exes[gen, opt] = build(headers[source], opt, work / f"bench-{gen}{opt}", flags)
     bad = [b for exe in exes.values() for b in check(exe, messages_file, messages)]
     if bad:
         raise RuntimeError("round trips differ from pydsdl:\n" + "\n".join(bad))
@@ -418,7 +429,8 @@ def measure(prep: dict[str, Any], run: Run, say: Callable[[str], None]) -> None:
     for r in range(run.rounds):
         for c in CASES:
             for opt in OPTS:
-                order = run.generators if r % 2 == 0 else run.generators[::-1]
+                k = r % len(run.generators)  # who goes first rotates
+                order = run.generators[k:] + run.generators[:k]
                 for gen in order:
                     if (gen, opt) in exes:
                         got = time_once(
@@ -437,9 +449,9 @@ def median_ns(run: Run, gen: str, opt: str, name: str, d: int) -> float:
     return statistics.median(rnd[name][d] for rnd in run.timings[gen, opt])
 
 
-def ratio(run: Run, opt: str, name: str, d: int) -> float:
-    """Median over rounds of nunavut's ns over wireplan's (above 1: wireplan is faster)."""
-    pairs = zip(run.timings["nunavut", opt], run.timings["wireplan", opt], strict=True)
+def ratio(run: Run, opt: str, name: str, d: int, build: str = "wireplan") -> float:
+    """Median over rounds of nunavut's ns over ``build``'s (above 1: ``build`` is faster)."""
+    pairs = zip(run.timings["nunavut", opt], run.timings[build, opt], strict=True)
     return statistics.median(n[name][d] / w[name][d] for n, w in pairs)
 
 
@@ -518,34 +530,46 @@ def report(run: Run, prep: dict[str, Any], info: dict[str, str]) -> str:
             "- CONTROL RUN: the 'wireplan' builds use nunavut's headers (ratios show noise)"
         ]
     summary: dict[str, float] = {}
+    generic = both and "generic" in run.generators
     for opt in OPTS:
-        head = "| type | value | bytes | ser nunavut | ser wireplan | ser x | de nunavut | de wireplan | de x |"
+        cols = ["nunavut", "wireplan", "x"] + (["generic", "x generic"] if generic else [])
+        head = ["type", "value", "bytes"] + [f"{d} {c}" for d in ("ser", "de") for c in cols]
         lines += [
             f"`{opt}` (ns per call)",
             "",
-            head,
-            "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+            "| " + " | ".join(head) + " |",
+            "|---|---|" + "---:|" * (len(head) - 2),
         ]
-        all_ratios = []
+        all_ratios: dict[str, list[float]] = {"wireplan": [], "generic": []}
         for c in CASES:
             cells = [f"`{c.name}`", c.about, str(len(messages[c.name]))]
             for d in (0, 1):
-                for gen in GENERATORS:
+                for gen in ("nunavut", "wireplan", "generic"):
+                    if gen == "generic" and not generic:
+                        continue
                     key = (gen, opt)
                     cells.append(
                         _ns(median_ns(run, gen, opt, c.name, d)) if key in run.timings else "-"
                     )
-                if both:
-                    x = ratio(run, opt, c.name, d)
-                    all_ratios.append(x)
-                    cells.append(f"**{x:.2f}x**" if x >= 10 else f"{x:.2f}x")
-                else:
-                    cells.append("-")
+                    if gen == "nunavut":
+                        continue
+                    if both:
+                        x = ratio(run, opt, c.name, d, gen)
+                        all_ratios[gen].append(x)
+                        cells.append(f"**{x:.2f}x**" if x >= 10 else f"{x:.2f}x")
+                    else:
+                        cells.append("-")
             lines.append("| " + " | ".join(cells) + " |")
         if both:
-            summary[opt] = geomean(all_ratios)
+            summary[opt] = geomean(all_ratios["wireplan"])
+            n = len(all_ratios["wireplan"])
             lines.append(
-                f"\nGeometric mean of the {len(all_ratios)} ratios at `{opt}`: **{summary[opt]:.2f}x**"
+                f"\nGeometric mean of the {n} ratios at `{opt}`: **{summary[opt]:.2f}x**"
+                + (
+                    f" (forced-generic build: {geomean(all_ratios['generic']):.2f}x)"
+                    if generic
+                    else ""
+                )
             )
         lines.append("")
     if both:
@@ -607,6 +631,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--work", type=Path, help="keep headers and binaries in this folder")
     ap.add_argument(
+        "--generic",
+        action="store_true",
+        help="also time wireplan's headers with -DWIREPLAN_DSDL_GENERIC (the portable path)",
+    )
+    ap.add_argument(
         "--control",
         action="store_true",
         help="a noise run: the wireplan column is a second build of nunavut's headers",
@@ -615,6 +644,8 @@ def main(argv: list[str] | None = None) -> int:
     generators = [g for g in args.generators.split(",") if g]
     if not set(generators) <= set(GENERATORS):
         ap.error(f"generators are {', '.join(GENERATORS)}")
+    if args.generic:
+        generators.append("generic")
 
     def say(msg: str) -> None:
         print(f"[bench_dsdl_c] {msg}", file=sys.stderr, flush=True)

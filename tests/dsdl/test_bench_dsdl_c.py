@@ -81,14 +81,15 @@ def test_cases_cover_the_issue_types(messages: tuple[dict[str, bytes], Path]) ->
     assert len(messages[0]["uavcan.primitive.array.Bit.1.0"]) == 2 + 2048 // 8
 
 
-@pytest.mark.parametrize("generator", ["nunavut", "wireplan"])
+@pytest.mark.parametrize("build", ["nunavut", "wireplan", "generic"])
 def test_benchmark_source_round_trips(
-    generator: str, messages: tuple[dict[str, bytes], Path], tmp_path: Path
+    build: str, messages: tuple[dict[str, bytes], Path], tmp_path: Path
 ) -> None:
+    generator, flags = bench.BUILDS[build]
     _need(generator)
     data, messages_file = messages
     headers = bench.GENERATE[generator](tmp_path / "include")
-    exe = bench.build(headers, "-O1", tmp_path / "bench", extra=STRICT)
+    exe = bench.build(headers, "-O1", tmp_path / "bench", extra=STRICT + flags)
     assert bench.check(exe, messages_file, data) == []
     timed = bench.time_once(exe, messages_file, target_ns=0, batches=1)
     assert sorted(timed) == sorted(data)
