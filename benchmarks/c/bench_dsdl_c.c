@@ -9,7 +9,8 @@
  *         prints "NAME HEX" per type: the canonical bytes deserialized, then serialized again.
  *     bench_dsdl_c MESSAGES time TARGET_NS BATCHES [NAME]
  *         prints "NAME SER_NS DE_NS" per type (or for type NAME only): the median over
- *         BATCHES of the ns per call in a batch of calls that lasts at least TARGET_NS.
+ *         BATCHES of the ns per call in a batch of calls that lasts at least TARGET_NS
+ *         of this thread's CPU time.
  *
  * MESSAGES is a text file of lines "NAME HEX" (pydsdl's bytes of each type, written by
  * bench_dsdl_c.py); the bytes are read at run time, so nothing about them is known when
@@ -21,7 +22,6 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
