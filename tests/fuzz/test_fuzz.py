@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+import wireplan
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import run
 
@@ -89,7 +91,9 @@ def test_runner_reports_a_finding_with_its_reproducer(tmp_path: Path) -> None:
         "        raise RuntimeError('boom')\n"
     )
     (here / "corpus" / "boom" / "refused").write_bytes(b"?")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    # Only the wireplan under test on the path: the worker's sys.path may hold folders other
+    # tests added (onnxruntime's ort_format_model tools have a types.py that shadows the stdlib).
+    env = {**os.environ, "PYTHONPATH": str(Path(wireplan.__file__).parents[1])}
     findings = tmp_path / "findings"
     cmd = [sys.executable, str(runner), "boom", "--seconds", "2", "--findings", str(findings)]
     quiet = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120, check=False)
