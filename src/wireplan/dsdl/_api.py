@@ -12,7 +12,7 @@ import shutil
 import sys
 import tempfile
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -80,6 +80,37 @@ def _serves(folder: Path, generator: str, needed: Sequence[dict[str, Any]]) -> b
     return all(have.get(item["name"]) == item for item in needed)
 
 
+@contextlib.contextmanager
+def _staged(output: Path) -> Iterator[tuple[Path, Callable[[Iterable[str]], None]]]:
+    """A staging folder inside ``output``, and ``swap_in(tops)``, which moves its top folders
+    into ``output`` in place of those there.  An exception in the block puts every replaced
+    folder back; the staging folder is removed either way."""
+    staging = Path(tempfile.mkdtemp(prefix=".wireplan-compile-", dir=output))
+    swapped: list[tuple[Path, Path | None]] = []  # (dest, where its previous folder went)
+
+    def swap_in(tops: Iterable[str]) -> None:
+        for top in tops:
+            dest = output / top
+            previous = None
+            if dest.exists():
+                previous = staging / f"{top}.previous"
+                os.replace(dest, previous)
+            swapped.append((dest, previous))
+            os.replace(staging / top, dest)
+
+    try:
+        yield staging, swap_in
+    except BaseException:
+        for dest, previous in reversed(swapped):  # put the previous folders back
+            if dest.exists():
+                shutil.rmtree(dest, ignore_errors=True)
+            if previous is not None:
+                os.replace(previous, dest)
+        raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
 def _write_package(
     roots: Sequence[Path], lookup: Sequence[Path], output: Path
 ) -> dict[str, TypeLayout]:
@@ -131,9 +162,7 @@ def _write_package(
             break
         roots += partial  # a lookup package in output lacks types: compile that namespace whole
     models = compiler.models(types)
-    staging = Path(tempfile.mkdtemp(prefix=".wireplan-compile-", dir=output))
-    swapped: list[tuple[Path, Path | None]] = []  # (dest, where its previous package went)
-    try:
+    with _staged(output) as (staging, swap_in):
         for rel, text in files.items():
             if rel.split("/")[0] in kept:
                 continue
@@ -149,25 +178,7 @@ def _write_package(
             # pycyphal's _MODEL_ of each class in this package (read lazily, see _pycyphal)
             pickled = pickle.dumps(models.get(root, {}), pickle.HIGHEST_PROTOCOL)
             (staging / root / MODELS_FILE).write_bytes(pickled)
-        for top in tops:
-            if top in kept:
-                continue
-            dest = output / top
-            previous = None
-            if dest.exists():
-                previous = staging / f"{top}.previous"
-                os.replace(dest, previous)
-            swapped.append((dest, previous))
-            os.replace(staging / top, dest)
-    except BaseException:
-        for dest, previous in reversed(swapped):  # put the previous packages back
-            if dest.exists():
-                shutil.rmtree(dest, ignore_errors=True)
-            if previous is not None:
-                os.replace(previous, dest)
-        raise
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        swap_in(top for top in tops if top not in kept)
     return {lay.name: lay for lay in layouts}
 
 
@@ -203,9 +214,7 @@ def _write_c(roots: Sequence[Path], lookup: Sequence[Path], output: Path) -> Non
                 f"{dest}: exists and was not written by wireplan's C backend; not replacing it "
                 "(choose another output folder)"
             )
-    staging = Path(tempfile.mkdtemp(prefix=".wireplan-compile-", dir=output))
-    swapped: list[tuple[Path, Path | None]] = []
-    try:
+    with _staged(output) as (staging, swap_in):
         for top in tops:
             folder = staging / top
             mine = {rel: text for rel, text in files.items() if rel.split("/")[0] == top}
@@ -221,25 +230,7 @@ def _write_c(roots: Sequence[Path], lookup: Sequence[Path], output: Path) -> Non
             build = {"generator": compiler.source_digest([], []), "language": "c"}
             _put(folder / C_BUILD_FILE, json.dumps(build).encode())
         _put(output / SUPPORT_HEADER, files[SUPPORT_HEADER].encode())
-        for top in tops:
-            if not (staging / top).exists():
-                continue
-            dest = output / top
-            previous = None
-            if dest.exists():
-                previous = staging / f"{top}.previous"
-                os.replace(dest, previous)
-            swapped.append((dest, previous))
-            os.replace(staging / top, dest)
-    except BaseException:
-        for dest, previous in reversed(swapped):
-            if dest.exists():
-                shutil.rmtree(dest, ignore_errors=True)
-            if previous is not None:
-                os.replace(previous, dest)
-        raise
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        swap_in(top for top in tops if (staging / top).exists())
 
 
 def _put(path: Path, data: bytes) -> None:
