@@ -23,6 +23,7 @@ from wireplan.errors import (
     EncodeError,
     FileError,
     LimitError,
+    MissingExtraError,
     WireplanError,
 )
 
@@ -34,6 +35,7 @@ __all__ = [
     "EncodeError",
     "FileError",
     "LimitError",
+    "MissingExtraError",
     "WireplanError",
     "__version__",
     "core",

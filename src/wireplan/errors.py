@@ -12,7 +12,9 @@ is the model):
   also a bad argument of a writer, such as an alignment that is not a power
   of two (:func:`wireplan.core.plan.check_alignment`);
 - :class:`CompileError`: ``path`` and ``line`` of the DSDL source;
-- :class:`FileError`: ``filename``, as an ``OSError`` has it.
+- :class:`FileError`: ``filename``, as an ``OSError`` has it;
+- :class:`MissingExtraError`: an optional dependency that is not installed,
+  with the ``pip install "wireplan[EXTRA]"`` that brings it.
 
 Messages are built only on the failure path, so valid input pays nothing for
 them; a decoder that catches a ``DecodeError`` from a nested value adds its
@@ -30,6 +32,7 @@ __all__ = [
     "EncodeError",
     "FileError",
     "LimitError",
+    "MissingExtraError",
     "WireplanError",
 ]
 
@@ -146,3 +149,30 @@ class FileError(WireplanError, OSError):
 
     def __reduce__(self) -> tuple[object, ...]:
         return (type(self), (self.reason, self.filename, self.errno))
+
+
+class MissingExtraError(WireplanError, ImportError):
+    """An optional dependency that is not installed, and the extra that brings it.
+
+    Raised by the one module that imports the dependency (its "door"), so
+    that the message is one line saying what to install:
+    ``wireplan.dsdl needs pydsdl, which is not installed: pip install "wireplan[dsdl]"``.
+    Also an ``ImportError`` (``name`` is the missing module), so code that
+    probes with ``except ImportError`` keeps working.
+    """
+
+    def __init__(self, feature: str, module: str, extra: str) -> None:
+        self.feature = feature
+        self.module = module
+        self.extra = extra
+        self.reason = (
+            f"{feature} needs {module}, which is not installed: "
+            f'pip install "wireplan[{extra}]"'
+        )
+        super().__init__(self.reason, name=module)
+
+    def __str__(self) -> str:
+        return self.reason
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.feature, self.module, self.extra))
