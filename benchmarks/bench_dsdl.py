@@ -46,7 +46,7 @@ import wireplan
 from wireplan.dsdl import compiler, load
 
 REPO = Path(__file__).resolve().parents[1]
-PUBLIC = REPO / ".." / "shared" / "dsdl" / "public_regulated_data_types"
+PUBLIC = REPO / "tests" / "data" / "dsdl" / "public_regulated_data_types"
 UAVCAN = (PUBLIC / "uavcan").resolve()
 REG = (PUBLIC / "reg").resolve()
 DEMO = (REPO / "src" / "wireplan" / "dsdl" / "example" / "demo").resolve()

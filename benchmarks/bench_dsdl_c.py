@@ -46,13 +46,12 @@ from typing import Any
 import pydsdl
 
 REPO = Path(__file__).resolve().parents[1]
-PUBLIC = (REPO / ".." / "shared" / "dsdl" / "public_regulated_data_types").resolve()
+PUBLIC = (REPO / "tests" / "data" / "dsdl" / "public_regulated_data_types").resolve()
 UAVCAN = PUBLIC / "uavcan"
 REG = PUBLIC / "reg"
 CORNER = REPO / "tests" / "dsdl" / "corner"
 SOURCE = REPO / "benchmarks" / "c" / "bench_dsdl_c.c"
 RESULTS = REPO / "benchmarks" / "results"
-DEFAULT_NNVG = Path("/work/main/.venv-nunavut-3.1/bin/nnvg")
 GENERATORS = ("nunavut", "wireplan")
 # What each build compiles: (whose headers, extra gcc flags).  "generic" is wireplan's headers
 # with the portable path forced (what a big-endian target gets), measured with --generic.
@@ -299,11 +298,10 @@ def write_messages(messages: dict[str, bytes], path: Path) -> Path:
 
 
 def nnvg_path() -> Path:
-    """nunavut 3.1's nnvg: $WIREPLAN_NNVG, else dev.py's environment next to this checkout."""
+    """nunavut 3.1's nnvg: $WIREPLAN_NNVG, else dev.py's environment in this checkout."""
     if os.environ.get("WIREPLAN_NNVG"):
         return Path(os.environ["WIREPLAN_NNVG"])
-    local = REPO / ".venv-nunavut-3.1" / "bin" / "nnvg"
-    return local if local.exists() else DEFAULT_NNVG
+    return REPO / ".venv-nunavut-3.1" / "bin" / "nnvg"
 
 
 def generate_nunavut(out: Path, cases: list[Case] = CASES) -> Path:

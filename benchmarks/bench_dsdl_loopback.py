@@ -57,7 +57,7 @@ import wireplan
 from wireplan.dsdl import load
 
 REPO = Path(__file__).resolve().parents[1]
-UAVCAN = (REPO / ".." / "shared" / "dsdl" / "public_regulated_data_types" / "uavcan").resolve()
+UAVCAN = (REPO / "tests" / "data" / "dsdl" / "public_regulated_data_types" / "uavcan").resolve()
 
 
 def cases(mine: Any, theirs: Any) -> list[tuple[str, Any, Any]]:

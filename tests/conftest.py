@@ -33,10 +33,10 @@ def fsyncs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return calls
 
 
-# In CI a skipped test is a failed one: a peer (onnxruntime, pycyphal, torch) or data
-# (../shared) that is missing there means the check did not run.  Only the slow corpus
-# tests, which CI leaves out on purpose (``-m slow`` runs them), and skips a test marks as
-# platform-bound (``skipif``) may skip.
+# In CI a skipped test is a failed one: a peer (onnxruntime, pycyphal, torch) that is
+# missing there means the check did not run (missing test data, in tests/data, fails
+# outright).  Only the slow corpus tests, which CI leaves out on purpose (``-m slow`` runs
+# them), and skips a test marks as platform-bound (``skipif``) may skip.
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     outcome = yield

@@ -10,10 +10,14 @@ from typing import Any
 import pydsdl
 
 REPO = Path(__file__).resolve().parents[2]
-PUBLIC = REPO / ".." / "shared" / "dsdl" / "public_regulated_data_types"
+# The public regulated data types (uavcan, reg; MIT), carried in the repository.
+PUBLIC = REPO / "tests" / "data" / "dsdl" / "public_regulated_data_types"
 UAVCAN = (PUBLIC / "uavcan").resolve()
 REG = (PUBLIC / "reg").resolve()
 CORNER = Path(__file__).resolve().parent / "corner"
+# Missing test data is a failure, never a skip: it is part of the checkout.
+if not (UAVCAN.is_dir() and REG.is_dir()):
+    raise FileNotFoundError(f"test data missing: {PUBLIC} must hold uavcan/ and reg/")
 
 
 def serializable(types: list[Any]) -> list[Any]:

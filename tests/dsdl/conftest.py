@@ -1,8 +1,7 @@
 """Session fixtures of the DSDL tests: pydsdl types, wireplan packages, pycyphal packages.
 
 Everything compiled lives in per-session temporary folders; the public
-regulated data types are looked up next to the repository and the tests that
-need them skip with a reason when they are absent.
+regulated data types are the repository's own test data (tests/data/dsdl).
 """
 
 from __future__ import annotations
@@ -33,15 +32,9 @@ def _cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         os.environ["WIREPLAN_CACHE_DIR"] = old
 
 
-def _need_public() -> None:
-    if not (UAVCAN.is_dir() and REG.is_dir()):
-        pytest.skip(f"public regulated data types not found at {UAVCAN.parent}")
-
-
 @pytest.fixture(scope="session")
 def public_types() -> list[Any]:
     """pydsdl types of every message, request and response of uavcan and reg."""
-    _need_public()
     types = pydsdl.read_namespace(str(UAVCAN), []) + pydsdl.read_namespace(str(REG), [str(UAVCAN)])
     return serializable(types)
 
@@ -70,7 +63,6 @@ def wp_corner(corner_types: list[Any]) -> dict[str, ModuleType]:
 @pytest.fixture(scope="session")
 def pycyphal_public(tmp_path_factory: pytest.TempPathFactory) -> dict[str, ModuleType]:
     """pycyphal's (nunavut's) packages of uavcan and reg, compiled once per session."""
-    _need_public()
     pycyphal_dsdl = pytest.importorskip("pycyphal.dsdl")
     import importlib
 

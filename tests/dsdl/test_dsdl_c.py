@@ -318,9 +318,9 @@ def nnvg_path() -> str:
     found = os.environ.get("WIREPLAN_NNVG")
     if found:
         return found
-    for venv in (REPO / ".venv-nunavut-3.1", Path("/work/main/.venv-nunavut-3.1")):
-        if (venv / "bin" / "nnvg").exists():
-            return str(venv / "bin" / "nnvg")
+    local = REPO / ".venv-nunavut-3.1" / "bin" / "nnvg"
+    if local.exists():
+        return str(local)
     return "nnvg"
 
 

@@ -6,10 +6,14 @@ from pathlib import Path
 
 import numpy as np
 
-GOLDEN_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "evalue"
+# Byte strings from ExecuTorch's own Java implementation, carried in the repository.
+GOLDEN_DIR = Path(__file__).resolve().parents[1] / "data" / "evalue"
 GOLDEN_TSV = GOLDEN_DIR / "java_golden.tsv"
+# Missing test data is a failure, never a skip: it is part of the checkout.
+if not GOLDEN_TSV.is_file():
+    raise FileNotFoundError(f"test data missing: {GOLDEN_TSV}")
 
-# What each golden case holds, by name (see ../shared/evalue/README.md).
+# What each golden case holds, by name (see tests/data/evalue/README.md).
 GOLDEN_VALUES: dict[str, object] = {
     "none": None,
     "bool_true": True,

@@ -1,6 +1,6 @@
 """Fuzz harness: every DSDL deserializer of uavcan, reg and the corner types, against pydsdl.
 
-``setup()`` compiles the public regulated data types (from ``../shared``)
+``setup()`` compiles the public regulated data types (from ``tests/data``)
 and ``tests/dsdl/corner`` once, into a temporary cache.  The first two bytes
 of an input pick the type (little-endian, modulo the number of types, in
 order of full name); the rest is the serialized object.  wireplan must
@@ -29,7 +29,7 @@ MAX_LEN = 4096  # uavcan.node.port.List.1.0 holds more than 2 KiB
 # The decoding side: the runtime, the errors and the generated packages of load().
 INSTRUMENT = ("wireplan.dsdl.runtime", "wireplan.errors", "_wireplan_dsdl_")
 _REPO = Path(__file__).resolve().parents[2]
-_PUBLIC = _REPO / ".." / "shared" / "dsdl" / "public_regulated_data_types"
+_PUBLIC = _REPO / "tests" / "data" / "dsdl" / "public_regulated_data_types"
 ROOTS = [(_PUBLIC / "uavcan").resolve(), (_PUBLIC / "reg").resolve()]
 CORNER = _REPO / "tests" / "dsdl" / "corner"
 TYPES: list[tuple[Any, Any]] = []  # (generated class, pydsdl type), by full name
