@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from wireplan.core.execute import execute
-from wireplan.errors import DecodeError, EncodeError, LimitError
+from wireplan.errors import DecodeError, EncodeError, FileError, LimitError
 from wireplan.evalue import (
     ALIGNMENT,
     RecordFile,
@@ -248,3 +248,36 @@ def test_encode_into_a_file_mapping(tmp_path: Path) -> None:
     assert path.read_bytes() == encode(arr)
     out = np.zeros(n + 3, np.uint8)
     assert encode_into(arr, out, 3) == n and out[3:].tobytes() == encode(arr)
+
+
+def test_writer_creates_missing_folders(tmp_path: Path) -> None:
+    """Like ``mkdir -p``: a record file (or a shard) may go into folders not made yet."""
+    path = tmp_path / "a" / "b" / "x.evr"
+    record = [np.arange(6, dtype=np.float32).reshape(2, 3), "label", 7]
+    with RecordWriter(path) as w:
+        w.write(record)
+    assert [p.name for p in path.parent.iterdir()] == ["x.evr"]  # no temporary file left
+    [back] = list(read_records(path))
+    assert _equal(back, record)
+    # Shards, a pattern in a folder of its own that does not exist either.
+    with RecordWriter(tmp_path / "c" / "d" / "s.evr", shard_bytes=200) as w:
+        for i in range(3):
+            w.write([i, "x" * 100])
+    assert [Path(p).name for p in w.paths] == ["s-00000.evr", "s-00001.evr", "s-00002.evr"]
+    assert [r[0] for shard in w.paths for r in read_records(shard)] == [0, 1, 2]
+    # An existing folder, and an abort: the folders stay, no file appears.
+    w = RecordWriter(tmp_path / "a" / "e" / "y.evr")
+    w.write([1])
+    w.abort()
+    assert list((tmp_path / "a" / "e").iterdir()) == []
+
+
+def test_writer_refuses_a_file_in_the_way_of_a_folder(tmp_path: Path) -> None:
+    (tmp_path / "a").write_bytes(b"not a folder")
+    with pytest.raises(FileError) as info:
+        RecordWriter(tmp_path / "a" / "b" / "x.evr")
+    assert (
+        str(info.value)
+        == f"cannot write {tmp_path / 'a' / 'b' / 'x.evr'}: {tmp_path / 'a'} is not a folder"
+    )
+    assert isinstance(info.value, OSError) and (tmp_path / "a").read_bytes() == b"not a folder"

@@ -38,6 +38,7 @@ truncated.
 from __future__ import annotations
 
 import contextlib
+import errno
 import glob
 import os
 import struct
@@ -53,7 +54,7 @@ from wireplan.core.buffers import MappedFile, as_memoryview
 from wireplan.core.closing import Closing
 from wireplan.core.execute import execute
 from wireplan.core.plan import Plan, align_up
-from wireplan.errors import DecodeError, EncodeError, LimitError
+from wireplan.errors import DecodeError, EncodeError, FileError, LimitError
 from wireplan.evalue._codec import (
     TAG_TENSOR,
     _decode_at,
@@ -256,6 +257,9 @@ class RecordWriter:
     end of a ``with`` block): it is written to a temporary file beside it,
     synced and renamed.  :meth:`abort`, or an exception leaving the ``with``
     block, removes the temporary file and leaves any old file untouched.
+    Folders of ``path`` that do not exist yet are created first, as
+    ``mkdir -p`` does (each synced into its parent); a file in the way of one
+    raises :class:`~wireplan.errors.FileError`.
 
     With ``shard_bytes``, the records go to numbered shards instead: ``path``
     is a pattern with a ``{shard}`` field (``"train-{shard:05d}.evr"``; without
@@ -296,6 +300,7 @@ class RecordWriter:
     def _open_file(self) -> None:
         self._pos = 0
         self._in_file = 0
+        _make_folders(self.path)
         self._cm = atomic_open(self.path)
         self._file: IO[bytes] | None = self._cm.__enter__()
         self._put(_RECORD_HEAD.pack(RECORD_MAGIC, RECORD_VERSION, 0, 0, 0))
@@ -426,6 +431,34 @@ class RecordWriter:
 
 class _Aborted(Exception):
     pass
+
+
+def _make_folders(path: str) -> None:
+    """Create the missing folders above ``path`` (``mkdir -p``), each synced into its parent."""
+    target = os.path.abspath(path)
+    missing: list[str] = []
+    folder = os.path.dirname(target)
+    while not os.path.isdir(folder) and os.path.dirname(folder) != folder:
+        missing.append(folder)
+        folder = os.path.dirname(folder)
+    for folder in reversed(missing):
+        try:
+            os.mkdir(folder)
+        except FileExistsError:
+            if os.path.isdir(folder):  # another writer made it meanwhile
+                continue
+            reason = f"cannot write {target}: {folder} is not a folder"
+            raise FileError(reason, folder, errno.ENOTDIR) from None
+        except OSError as exc:
+            reason = f"cannot write {target}: cannot create the folder {folder}: {exc.strerror}"
+            raise FileError(reason, folder, exc.errno) from exc
+        # The new folder's entry must reach the disk too, or a power loss can lose the file.
+        with contextlib.suppress(OSError):
+            fd = os.open(os.path.dirname(folder), os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
 
 
 def _shard_pattern(path: str) -> str:
