@@ -161,21 +161,55 @@ def _copies_for(region: Region, dest_bytes: np.ndarray[Any, np.dtype[np.uint8]])
 
 
 def run_copies(
-    copies: Sequence[Copy], *, threads: int | None = None, chunk_bytes: int = CHUNK_BYTES
+    copies: Sequence[Copy],
+    *,
+    threads: int | None = None,
+    chunk_bytes: int = CHUNK_BYTES,
+    progress: Callable[[int], None] | None = None,
 ) -> None:
-    """Run ``numpy.copyto(dst, src)`` for each pair, serially or on a thread pool."""
+    """Run ``numpy.copyto(dst, src)`` for each pair, serially or on a thread pool.
+
+    ``progress(nbytes)`` is called on this thread with the bytes copied since
+    its last call, once about ``chunk_bytes`` have moved (threaded: as the
+    pieces complete, in order) and once at the end; without it the serial
+    copies are not cut at all.
+    """
     total = sum(dst.nbytes for dst, _ in copies)
     n = resolve_threads(threads, total)
-    if n == 1:
+    if n == 1 and progress is None:
         for dst, src in copies:
             copy_array(dst, src)
         return
     pieces: list[Copy] = []
     for dst, src in copies:
         pieces.extend(_split(dst, src, chunk_bytes))
+    if n == 1:
+        assert progress is not None
+        pending = 0
+        for dst, src in pieces:
+            copy_array(dst, src)
+            pending += dst.nbytes
+            if pending >= chunk_bytes:
+                progress(pending)
+                pending = 0
+        if pending:
+            progress(pending)
+        return
+
+    def one(pair: Copy) -> int:
+        copy_array(pair[0], pair[1])
+        return pair[0].nbytes
+
     with ThreadPoolExecutor(max_workers=n, thread_name_prefix="wireplan-copy") as pool:
-        # list() re-raises the first exception from any worker.
-        list(pool.map(lambda pair: copy_array(pair[0], pair[1]), pieces))
+        # Iterating re-raises the first exception from any worker.
+        pending = 0
+        for k in pool.map(one, pieces):
+            pending += k
+            if progress is not None and pending >= chunk_bytes:
+                progress(pending)
+                pending = 0
+        if progress is not None and pending:
+            progress(pending)
 
 
 def execute(
@@ -184,6 +218,7 @@ def execute(
     *,
     threads: int | None = None,
     chunk_bytes: int = CHUNK_BYTES,
+    progress: Callable[[int], None] | None = None,
 ) -> None:
     """Fill ``dest`` (a writable buffer: bytearray, mmap, memoryview or array) from a plan.
 
@@ -191,13 +226,14 @@ def execute(
     are: a fresh ``bytearray`` or a newly truncated file holds zeros there.
     ``threads=None`` copies serially below :data:`PARALLEL_THRESHOLD` bytes
     and with one thread per core above it; ``threads=1`` is always serial.
+    ``progress(nbytes)``: called as the bytes move (see :func:`run_copies`).
     """
     regions = plan.regions if isinstance(plan, Plan) else plan
     dest_bytes = _byte_view(dest)
     if isinstance(plan, Plan) and dest_bytes.shape[0] < plan.size:
         raise ValueError(f"destination holds {dest_bytes.shape[0]} bytes, plan needs {plan.size}")
     copies = [_copies_for(r, dest_bytes) for r in regions if r.source is not None and r.length]
-    run_copies(copies, threads=threads, chunk_bytes=chunk_bytes)
+    run_copies(copies, threads=threads, chunk_bytes=chunk_bytes, progress=progress)
 
 
 def populate(dest: Any) -> None:
@@ -310,12 +346,15 @@ def execute_file(
       sources that view a read-only file mapping have their pages released
       once copied (:func:`wireplan.core.buffers.drop_pages`).
 
-    ``progress(bytes)`` is called after each piece or window with the bytes
-    it copied.
+    ``progress(nbytes)`` is called on this thread as the bytes move: after
+    each piece of about ``chunk_bytes`` (kernel copies are then cut into
+    pieces of that size instead of ``window_bytes``; threaded: as the pieces
+    complete, in order).
     """
     from wireplan.core.buffers import drop_pages
 
     regions = plan.regions if isinstance(plan, Plan) else plan
+    kernel_piece = window_bytes if progress is None else min(window_bytes, chunk_bytes)
     pieces: list[_Piece] = []
     mapped: list[Region] = []
     for r in regions:
@@ -323,7 +362,7 @@ def execute_file(
         if (
             r.source is not None
             and r.length
-            and not _kernel_copy(r, fd, threads, window_bytes, progress)
+            and not _kernel_copy(r, fd, threads, kernel_piece, progress)
         ):
             mapped.append(r)
     for r in mapped:
@@ -355,15 +394,11 @@ def execute_file(
                 )
                 for off, src, dt in group
             ]
-            run_copies(copies, threads=threads, chunk_bytes=chunk_bytes)
+            run_copies(copies, threads=threads, chunk_bytes=chunk_bytes, progress=progress)
             del copies, window
         finally:
             with contextlib.suppress(BufferError):
                 mm.close()
-        copied = 0
-        for _, src, dt in group:
+        for _, src, _ in group:
             drop_pages(src)
-            copied += src.size * dt.itemsize
-        if progress is not None:
-            progress(copied)
         i = j
