@@ -1,13 +1,20 @@
 #!/usr/bin/env python3
 """Set up a development environment and run wireplan's main jobs.
 
-    python3 dev.py demo             the built-in example through every format
+    python3 dev.py demo             the built-in example through every format, in .venv/
+                                    when it is set up, else in a lighter .venv-demo/ (wireplan
+                                    with its runtime extras only); then prints where the
+                                    `wireplan` command is
+    python3 dev.py wheel            build dist/wireplan-VERSION-py3-none-any.whl, check that it
+                                    holds the package data and no tests, print its path
     python3 dev.py test             ruff, mypy --strict and pytest, then the ORT suites
-                                    under the older onnxruntime releases (what CI runs)
+                                    under the older onnxruntime releases, then the wheel
+                                    installed into clean environments (what CI runs)
     python3 dev.py test ARGS        ruff, mypy and pytest ARGS in the main environment only
     python3 dev.py test-env NAME [ARGS]
                                     pytest in one of the older-release environments
-                                    (NAME: ort-1.15, ort-1.20; ARGS default to its suites)
+                                    (NAME: ort-1.15, ort-1.20; ARGS default to its suites),
+                                    or (NAME: wheel) the wheel step of `test` alone
     python3 dev.py bench NAME       run benchmarks/bench_NAME.py (installs matplotlib)
     python3 dev.py fuzz [NAME...] [--seconds N] [--jobs J]
                                     run the fuzz harnesses tests/fuzz/fuzz_NAME.py (all by
@@ -22,16 +29,23 @@ this file (or $WIREPLAN_VENV) with the newest pinned peers
 older onnxruntime releases wireplan supports (constraints/ort-*.txt). Each is
 created on first use and refreshed when pyproject.toml, its constraints file or
 this file change. `.venv-nunavut-3.1/` holds nunavut 3.1, whose C output the
-DSDL C backend is tested and measured against.
+DSDL C backend is tested and measured against. `.venv-demo/` (`demo` without a
+main environment) holds `-e .[all]`: no torch, no test tools. The wheel step
+installs the built wheel into `.venv-wheel-bare/` (no extras: the demo must skip
+the parts it cannot run, in one line each) and `.venv-wheel-all/` (`[all]`: every
+part runs), and runs `wireplan demo` from each.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
 import subprocess
 import sys
+import tempfile
 import venv
+import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
@@ -39,10 +53,11 @@ VENV = Path(os.environ.get("WIREPLAN_VENV", ROOT / ".venv"))
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PY = BIN / "python"
 
-# torch is optional for users; the test suite covers wireplan.evalue.torch, so
-# the development environment has it. The pin is the CPU build that lies on
-# the development machines: a looser spec would make pip fetch a CUDA build.
+# torch is optional for users and in no extra but its own; the test suite covers
+# wireplan.evalue.torch, so the development environment has it. The pin is the CPU build that
+# lies on the development machines: a looser spec would make pip fetch a CUDA build.
 TORCH = "torch==2.13.0"
+DIST = ROOT / "dist"
 
 
 class Env:
@@ -76,6 +91,21 @@ OLD = {
 # tests find through $WIREPLAN_NNVG.
 NUNAVUT = Env("nunavut-3.1", ROOT / ".venv-nunavut-3.1", ["nunavut"], "nunavut-3.1.txt", [])
 
+# What `dev.py demo` needs when there is no main environment: the runtime extras, no torch,
+# no test tools (a fraction of .venv's size).
+DEMO = Env("demo", ROOT / ".venv-demo", ["-e", ".[all]"], "dev.txt", [])
+
+# Files the wheel must carry: the package, and the data wireplan reads at run time through
+# __file__ or importlib.resources.
+PACKAGE_DATA = (
+    "wireplan/__init__.py",
+    "wireplan/dsdl/compiler/c/wireplan_dsdl_support.h",
+    "wireplan/dsdl/example/demo/Command.1.0.dsdl",
+    "wireplan/dsdl/example/demo/Configure.1.0.dsdl",
+    "wireplan/dsdl/example/demo/Status.1.0.dsdl",
+    "wireplan/dsdl/example/demo/Telemetry.1.0.dsdl",
+)
+
 
 def _say(msg: str) -> None:
     print(f"[dev.py] {msg}", flush=True)
@@ -103,7 +133,10 @@ def setup(env: Env = MAIN) -> None:
     if env.stamp.exists() and env.stamp.read_text() == want:
         return
     log = env.path / "setup.log"
-    what = "wireplan and its test peers" if env is MAIN else f"the {env.name} environment"
+    what = {
+        MAIN: "wireplan and its test peers",
+        DEMO: "wireplan with its runtime extras",
+    }.get(env, f"the {env.name} environment")
     _say(f"installing {what} (a few minutes the first time; log: {log})")
     pip = [str(env.python), "-m", "pip", "--disable-pip-version-check"]
     steps = [
@@ -140,6 +173,120 @@ def _old_env_tests(env: Env, args: list[str]) -> int:
     )
 
 
+def _pip_python() -> Path:
+    """A python with pip to build the wheel: this one, else a `.venv-build/` with pip only."""
+    if importlib.util.find_spec("pip") is not None:
+        return Path(sys.executable)
+    path = ROOT / ".venv-build"
+    python = path / ("Scripts" if os.name == "nt" else "bin") / "python"
+    if not python.exists():
+        _say(f"creating {path} (pip only, to build the wheel)")
+        venv.EnvBuilder(with_pip=True, clear=path.exists()).create(path)
+    return python
+
+
+def wheel_problems(path: Path) -> list[str]:
+    """What is wrong with the wheel at ``path``: package data missing, tests inside."""
+    with zipfile.ZipFile(path) as z:
+        names = set(z.namelist())
+    problems = [f"{name} is missing" for name in PACKAGE_DATA if name not in names]
+    problems += sorted(
+        f"{name} is a test" for name in names if name.split("/")[0] in ("tests", "test")
+    )
+    return problems
+
+
+def wheel(out: Path = DIST) -> Path:
+    """Build the wheel of this checkout into ``out`` (pip, hatchling); its path.
+
+    Exits when pip fails or the wheel lacks package data (:func:`wheel_problems`).
+    """
+    out.mkdir(parents=True, exist_ok=True)
+    version = next(
+        line.split('"')[1]
+        for line in (ROOT / "pyproject.toml").read_text().splitlines()
+        if line.startswith("version = ")
+    )
+    path = out / f"wireplan-{version}-py3-none-any.whl"
+    path.unlink(missing_ok=True)
+    pip: list[str | Path] = [_pip_python(), "-m", "pip", "--disable-pip-version-check"]
+    with tempfile.TemporaryFile("w+") as log:
+        code = subprocess.call(
+            [*pip, "wheel", "--no-deps", "-w", out, ROOT],
+            cwd=ROOT,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        if code or not path.exists():
+            log.seek(0)
+            sys.stdout.write(log.read()[-5000:])
+            sys.exit(f"[dev.py] pip wheel failed ({code}); no {path}")
+    problems = wheel_problems(path)
+    if problems:
+        sys.exit(f"[dev.py] {path}: " + "; ".join(problems))
+    return path
+
+
+# The wheel installed as a user installs it, into environments of its own: no extras (the
+# demo runs what it can and says what it skipped) and [all] (every part runs).
+WHEEL_ENVS = {"bare": "", "all": "[all]"}
+
+
+def _wheel_env(name: str, extras: str, whl: Path) -> Env:
+    """`.venv-wheel-NAME` with ``whl`` (and ``extras``) installed, as pip installs a user's.
+
+    Created anew when pyproject.toml, dev.py or the constraints changed; otherwise the wheel
+    alone is reinstalled (--force-reinstall --no-deps), so the environment runs this code.
+    """
+    env = Env(f"wheel-{name}", ROOT / f".venv-wheel-{name}", [], "dev.txt", [])
+    want = _fingerprint(env)
+    pip: list[str | Path] = [env.python, "-m", "pip", "--disable-pip-version-check", "install"]
+    if env.stamp.exists() and env.stamp.read_text() == want and env.python.exists():
+        cmd = [*pip, "-q", "--force-reinstall", "--no-deps", whl]
+    else:
+        _say(f"creating {env.path} (wireplan{extras} from the wheel)")
+        env.stamp.unlink(missing_ok=True)
+        venv.EnvBuilder(with_pip=True, clear=True).create(env.path)
+        cmd = [*pip, "-q", "-c", env.constraints, f"{whl}{extras}"]
+    if _run(*cmd):
+        sys.exit(f"[dev.py] pip install {whl.name}{extras} into {env.path} failed")
+    env.stamp.write_text(want)
+    return env
+
+
+def wheel_check() -> bool:
+    """Build the wheel, install it into clean environments, run `wireplan demo` from each."""
+    try:
+        whl = wheel()
+        _say(f"built {whl}")
+        envs = [(_wheel_env(name, extras, whl), extras) for name, extras in WHEEL_ENVS.items()]
+    except SystemExit as exc:  # pip failed, or the wheel lacks a file: said why
+        _say(str(exc.code))
+        return False
+    ok = True
+    for env, extras in envs:
+        _say(f"{env.bin / 'wireplan'} demo  (wireplan{extras} from the wheel)")
+        with tempfile.TemporaryDirectory() as away:  # not the checkout: nothing of it on the path
+            done = subprocess.run(
+                [env.bin / "wireplan", "demo"], cwd=away, capture_output=True, text=True
+            )
+        sys.stdout.write(done.stdout + done.stderr)
+        skips = [line for line in done.stdout.splitlines() if "skipped" in line]
+        if done.returncode:
+            problem = f"exit status {done.returncode}"
+        elif extras and skips:
+            problem = f"parts skipped with wireplan{extras}"
+        elif not extras and not all('pip install "wireplan[' in line for line in skips):
+            problem = "a skipped part does not name its extra"
+        elif not extras and not skips:
+            problem = "nothing skipped without the extras"
+        else:
+            continue
+        _say(f"wheel: wireplan{extras}: {problem}")
+        ok = False
+    return ok
+
+
 def test(args: list[str]) -> int:
     steps: list[tuple[str, list[str | Path]]] = [
         ("ruff check", [BIN / "ruff", "check", "src", "tests", "benchmarks", "dev.py"]),
@@ -162,6 +309,9 @@ def test(args: list[str]) -> int:
             _say(f"pytest under {env.name}")
             if _old_env_tests(env, []):
                 failed.append(f"pytest under {env.name}")
+        _say("wheel: build it, install it into clean environments, run the demo from each")
+        if not wheel_check():
+            failed.append("wheel")
     if failed:
         _say("FAILED: " + ", ".join(failed))
         return 1
@@ -195,26 +345,44 @@ def fuzz(args: list[str]) -> int:
     return 0
 
 
+def demo(args: list[str]) -> int:
+    """`wireplan demo` from .venv when it is set up, else from the lighter .venv-demo."""
+    env = MAIN if MAIN.python.exists() else DEMO
+    setup(env)
+    code = _run(env.bin / "wireplan", "demo", *args)
+    here = Path.cwd()
+    folder = env.path.relative_to(here) if env.path.is_relative_to(here) else env.path
+    activate = folder / env.bin.name / ("activate.bat" if os.name == "nt" else "activate")
+    _say(f"the wireplan command is {env.bin / 'wireplan'}")
+    _say(f"to have it on your PATH: {'' if os.name == 'nt' else 'source '}{activate}")
+    return code
+
+
 def main(argv: list[str]) -> int:
     if not argv or argv[0] in ("-h", "--help", "help"):
         print(__doc__)
         return 0 if argv else 2
     command, rest = argv[0], argv[1:]
-    if command not in ("setup", "demo", "test", "test-env", "bench", "fuzz"):
+    if command not in ("setup", "demo", "wheel", "test", "test-env", "bench", "fuzz"):
         print(f"dev.py: unknown command {command!r}\n{__doc__}", file=sys.stderr)
         return 2
     if command == "test-env":
+        if rest == ["wheel"]:
+            return 0 if wheel_check() else 1
         if not rest or rest[0] not in OLD:
-            print(f"dev.py test-env: name one of {', '.join(OLD)}", file=sys.stderr)
+            print(f"dev.py test-env: name one of {', '.join(OLD)}, wheel", file=sys.stderr)
             return 2
         return _old_env_tests(OLD[rest[0]], rest[1:])
+    if command == "demo":
+        return demo(rest)
+    if command == "wheel":
+        print(wheel())
+        return 0
     setup()
     if command == "setup":
         for env in (*OLD.values(), NUNAVUT):
             setup(env)
         return 0
-    if command == "demo":
-        return _run(BIN / "wireplan", "demo", *rest)
     if command == "fuzz":
         return fuzz(rest)
     if command == "bench":
@@ -224,11 +392,15 @@ def main(argv: list[str]) -> int:
             )
             print("benchmarks: " + ", ".join(names))
             return 2
-        probe = [PY, "-c", "import matplotlib"]  # the figures' one dependency, on demand
+        probe: list[str | Path] = [
+            PY,
+            "-c",
+            "import matplotlib",
+        ]  # the figures' one dependency, on demand
         if subprocess.call(probe, cwd=ROOT, stderr=subprocess.DEVNULL):
             _say("installing matplotlib for the benchmark figures")
-            pip = [PY, "-m", "pip", "--disable-pip-version-check", "install", "-q"]
-            if _run(*pip, "-c", MAIN.constraints, "-e", ".[bench]"):
+            pip: list[str | Path] = [PY, "-m", "pip", "--disable-pip-version-check", "install"]
+            if _run(*pip, "-q", "-c", MAIN.constraints, "-e", ".[bench]"):
                 return 1
         if rest[0] == "dsdl_c":  # measured against nunavut 3.1's C output
             setup(NUNAVUT)

@@ -161,13 +161,14 @@ class MissingExtraError(WireplanError, ImportError):
     probes with ``except ImportError`` keeps working.
     """
 
-    def __init__(self, feature: str, module: str, extra: str) -> None:
+    def __init__(self, feature: str, module: str, extra: str, hint: str = "") -> None:
         self.feature = feature
         self.module = module
         self.extra = extra
+        self.hint = hint
         self.reason = (
             f"{feature} needs {module}, which is not installed: "
-            f'pip install "wireplan[{extra}]"'
+            f'pip install "wireplan[{extra}]"' + (f" ({hint})" if hint else "")
         )
         super().__init__(self.reason, name=module)
 
@@ -175,4 +176,4 @@ class MissingExtraError(WireplanError, ImportError):
         return self.reason
 
     def __reduce__(self) -> tuple[object, ...]:
-        return (type(self), (self.feature, self.module, self.extra))
+        return (type(self), (self.feature, self.module, self.extra, self.hint))

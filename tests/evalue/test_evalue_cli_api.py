@@ -119,6 +119,7 @@ def test_no_import_circle_through_the_torch_conversion() -> None:
     # leaf (and the dataset module, loaded on demand, which depends on it): never on the codec.
     assert _wireplan_imports("_types") == {"wireplan.evalue._dtypes"}
     assert _wireplan_imports("torch") <= {
+        "wireplan.core.extras",  # the door that names the extra when torch is missing
         "wireplan.errors",
         "wireplan.evalue",  # `from wireplan.evalue import dataset`, inside __getattr__
         "wireplan.evalue._types",

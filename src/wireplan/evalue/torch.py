@@ -14,8 +14,18 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import torch
-from torch.utils.data import IterableDataset, get_worker_info
+
+from wireplan.core.extras import door
+
+# From PyPI, the torch extra resolves to a CUDA build of several GB; the hint names the CPU one.
+with door(
+    "wireplan.evalue.torch",
+    "torch",
+    "torch",
+    "for the CPU build, first: pip install torch --index-url https://download.pytorch.org/whl/cpu",
+):
+    import torch
+    from torch.utils.data import IterableDataset, get_worker_info
 
 from wireplan.errors import EncodeError
 from wireplan.evalue._types import RawTensor

@@ -61,7 +61,11 @@ def run(out: TextIO, workdir: pathlib.Path) -> None:
         )
         print(f"   weights are views into the file mapping: {shares}", file=out)
     if not runtime.available():
-        print("   onnxruntime is not installed: skipped running the model", file=out)
+        print(
+            "   skipped running the model: onnxruntime is not installed "
+            '(pip install "wireplan[onnxruntime]")',
+            file=out,
+        )
         return
     x = np.random.default_rng(0).standard_normal((2, 64)).astype(np.float32)
     ours: Any = runtime.session(ort_path).run(None, {"x": x})

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from wireplan.core.extras import door
 from wireplan.errors import WireplanError
 
 if TYPE_CHECKING:  # annotations only: kernel_types imports this module when it asks onnxruntime
@@ -64,7 +65,8 @@ def available() -> bool:
 
 def version() -> str:
     """The installed onnxruntime version."""
-    import onnxruntime
+    with door("wireplan.ort.runtime", "onnxruntime", "onnxruntime"):
+        import onnxruntime
 
     return str(onnxruntime.__version__)
 
@@ -137,7 +139,8 @@ def session(
     writable), removed once the session exists.  Only an .ort that has a
     companion file beside it is read here first.
     """
-    import onnxruntime as ort
+    with door("wireplan.ort.runtime", "onnxruntime", "onnxruntime"):
+        import onnxruntime as ort
 
     if os.fspath(path).lower().endswith(".ort") and os.path.isfile(os.fspath(path) + ".data"):
         proto = external_onnx(path)
@@ -213,7 +216,8 @@ def _session_via_onnx(
 
 @functools.cache
 def _contrib_schemas() -> dict[tuple[str, str], list[tuple[int, Signature]]]:
-    from onnxruntime.capi import onnxruntime_pybind11_state as C
+    with door("wireplan.ort.runtime", "onnxruntime", "onnxruntime"):
+        from onnxruntime.capi import onnxruntime_pybind11_state as C
 
     table: dict[tuple[str, str], list[tuple[int, Signature]]] = {}
     # Not exported by the PyPI wheel of onnxruntime 1.15.1.
@@ -263,7 +267,8 @@ def _kernel_table(provider: str) -> dict[tuple[str, str], list[Kernel]] | None:
     ``None`` when this onnxruntime build does not export its kernel
     definitions to Python (the PyPI wheel of 1.15.1).
     """
-    from onnxruntime.capi import onnxruntime_pybind11_state as C
+    with door("wireplan.ort.runtime", "onnxruntime", "onnxruntime"):
+        from onnxruntime.capi import onnxruntime_pybind11_state as C
 
     if not hasattr(C, "get_all_opkernel_def"):
         return None
@@ -356,7 +361,8 @@ def _ask(
     attributes: NodeThunk | None,
 ) -> bool | None:
     """:func:`_probe`'s question put to onnxruntime: True, False, or None (inconclusive)."""
-    import onnxruntime as ort
+    with door("wireplan.ort.runtime", "onnxruntime", "onnxruntime"):
+        import onnxruntime as ort
 
     from wireplan.errors import EncodeError
     from wireplan.ort import kernel_types, writer

@@ -8,12 +8,18 @@ as :class:`~.model.Offsets`.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
-from collections.abc import Sequence
+import logging
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-import pydsdl
+from wireplan.core.extras import door
+
+with door("wireplan.dsdl", "pydsdl", "dsdl"):
+    import pydsdl
 
 from wireplan import __version__
 from wireplan.errors import CompileError
@@ -21,22 +27,119 @@ from wireplan.errors import CompileError
 from .model import Array, Composite, Constant, DataType, Field, Offsets, Primitive, Service, TopType
 
 # CompileError lives in wireplan.errors; it is named here too, where pydsdl's errors become it.
-__all__ = ["GENERATOR_VERSION", "CompileError", "read_types", "source_digest"]
+__all__ = [
+    "GENERATOR_VERSION",
+    "CompileError",
+    "definition_count",
+    "read_types",
+    "source_digest",
+]
 
 GENERATOR_VERSION = "5"
 
+#: ``progress(done, total)`` of a compile: definitions read of those to read.
+Progress = Callable[[int, int], None]
 
-def read_types(roots: Sequence[Path], lookup: Sequence[Path]) -> list[TopType]:
-    """Every type of ``roots`` (all versions), read by pydsdl, in wireplan's model."""
+
+def read_types(
+    roots: Sequence[Path],
+    lookup: Sequence[Path],
+    progress: Progress | None = None,
+) -> list[TopType]:
+    """Every type of ``roots`` (all versions), read by pydsdl, in wireplan's model.
+
+    ``progress(done, total)``: called with ``(0, total)`` first, then as pydsdl
+    finishes each definition of the roots (see :class:`_Tally`), ``total``
+    being their ``.dsdl`` files (:func:`definition_count`).
+    """
     found: list[Any] = []
+    total = definition_count(roots) if progress is not None else 0
+    done = 0
+    if progress is not None:
+        progress(0, total)
     for root in roots:
         others = [str(p) for p in [*roots, *lookup] if Path(p).resolve() != root.resolve()]
         try:
-            found.extend(pydsdl.read_namespace(str(root), others))
+            if progress is None:
+                found.extend(pydsdl.read_namespace(str(root), others))
+                continue
+            end = done + definition_count([root])
+            with _tallied(root.resolve().name, done, end, total, progress) as tally:
+                found.extend(pydsdl.read_namespace(str(root), others))
+            done = end
+            if tally.done < end:
+                progress(end, total)
         except pydsdl.FrontendError as exc:
             # pydsdl's location as attributes; a namespace-wide problem names the folder.
             raise CompileError(exc.text, exc.path or root, exc.line) from None
     return convert(found)
+
+
+def definition_count(roots: Sequence[Path]) -> int:
+    """The number of DSDL definitions (``.dsdl`` files: types and services) under ``roots``."""
+    return sum(1 for root in roots for _ in Path(root).rglob("*.dsdl"))
+
+
+class _Tally(logging.Filter):
+    """Counts the definitions of one root namespace as pydsdl finishes reading them.
+
+    pydsdl has no progress hook, but logs one INFO record per definition it
+    has read (``"%s: Processed in %.0f ms; ..."`` from
+    ``pydsdl._dsdl_definition``, the type's full name first).  A filter on
+    that logger sees the record before any handler does; it passes on only
+    what the logger's own level would have let through, so turning the level
+    down to INFO for the read shows the user nothing new.  Should pydsdl
+    log differently, progress still ends at the total, only in one step.
+    """
+
+    def __init__(
+        self, root: str, base: int, end: int, total: int, level: int, progress: Progress
+    ) -> None:
+        super().__init__()
+        self.root, self.done, self.end, self.total, self.level = root, base, end, total, level
+        self.progress = progress
+        self.seen: set[str] = set()
+        self.error: Exception | None = None
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args
+        if (
+            self.error is None
+            and isinstance(record.msg, str)
+            and record.msg.startswith("%s: Processed")
+            and isinstance(args, tuple)
+            and args
+        ):
+            name = str(args[0])
+            if name.split(".")[0] == self.root and name not in self.seen:
+                self.seen.add(name)
+                self.done += 1
+                try:
+                    self.progress(min(self.done, self.end), self.total)
+                except Exception as exc:  # raised after pydsdl returns, not wrapped by it
+                    self.error = exc
+        return record.levelno >= self.level
+
+
+_TALLY_LOCK = threading.Lock()  # one tally at a time changes the logger's level
+
+
+@contextlib.contextmanager
+def _tallied(root: str, base: int, end: int, total: int, progress: Progress) -> Iterator[_Tally]:
+    logger = logging.getLogger("pydsdl._dsdl_definition")
+    with _TALLY_LOCK:
+        level = logger.level
+        tally = _Tally(root, base, end, total, logger.getEffectiveLevel(), progress)
+        logger.addFilter(tally)
+        if not logger.isEnabledFor(logging.INFO):
+            logger.setLevel(logging.INFO)
+        try:
+            yield tally
+        finally:
+            logger.setLevel(level)
+            logger.removeFilter(tally)
+    if tally.error is not None:
+        raise tally.error
 
 
 def convert(types: Sequence[Any]) -> list[TopType]:
