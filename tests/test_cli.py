@@ -50,3 +50,46 @@ def test_usage_error_exits_2() -> None:
     with pytest.raises(SystemExit) as info:
         main(["no-such-command"])
     assert info.value.code == 2
+
+
+def test_an_empty_file_is_empty(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """It was "not a format wireplan knows"."""
+    empty = tmp_path / "x.bin"
+    empty.write_bytes(b"")
+    assert main(["inspect", str(empty)]) == 1
+    assert capsys.readouterr().err == f"wireplan: error: {empty}: empty file\n"
+
+
+def test_every_error_line_has_the_prefix(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One prefix for all errors: `wireplan: error: FILE: ...`, one line each, exit 1."""
+    junk = tmp_path / "junk.bin"
+    junk.write_bytes(b"\xff" * 10)
+    empty = tmp_path / "empty.bin"
+    empty.write_bytes(b"")
+    missing = tmp_path / "missing"
+    files = [junk, empty, missing]
+    out = io.StringIO()
+    assert main(["inspect", *map(str, files)], out=out) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == len(files) and out.getvalue() == ""
+    for line, path in zip(err, files, strict=True):
+        assert line.startswith(f"wireplan: error: {path}: "), line
+    assert main(["inspect", "--record", "1", str(junk)]) == 1
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith(f"wireplan: error: {junk}: ")
+    assert main(["inspect", "--type-reduction", str(junk)]) == 2
+    assert capsys.readouterr().err.startswith("wireplan: error: ")
+
+
+def test_inspect_json_when_nothing_works(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    out = io.StringIO()
+    assert main(["inspect", "--json", str(tmp_path / "missing")], out=out) == 1
+    assert json.loads(out.getvalue()) == {"wireplan_inspect": 1, "files": []}
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line == f"wireplan: error: {tmp_path / 'missing'}: No such file or directory"

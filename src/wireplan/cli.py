@@ -5,14 +5,24 @@ which may define:
 
 - ``register(subparsers)``: add format-specific subcommands;
 - ``demo(out, workdir)``: its part of ``wireplan demo``;
-- ``sniff(head) -> bool`` and ``inspect(path, out)``: its part of ``wireplan inspect``;
+- ``sniff(head) -> bool`` (a magic in the first bytes), optionally ``sniff_file(path, head)
+  -> bool`` (asked when no format's ``sniff`` accepted: formats without a magic, such as .onnx),
+  and ``inspect(path, out, **options)``: its part of ``wireplan inspect``;
+- ``summary(path, **options) -> dict``: the JSON-ready facts of ``wireplan inspect --json``
+  (``format``, ``size`` and the format's own keys; this module adds ``path``);
+- ``inspect_shards(pattern, out)`` and ``summary_shards(pattern) -> dict``: a folder or glob
+  of EValue record files (evalue only);
 - ``operators(paths, out, type_reduction=)``: ``wireplan inspect --operators`` (.ort only).
+
+Every error is one line on stderr, ``wireplan: error: ...`` (a file's errors start with
+the file), and exit status 1; usage errors exit 2 (docs/cli.md).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import os
 import sys
 import tempfile
@@ -20,10 +30,10 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
-from typing import TextIO
+from typing import Any, TextIO
 
 from wireplan import __version__
-from wireplan.errors import WireplanError
+from wireplan.errors import DecodeError, EncodeError, WireplanError
 
 # The formats in the order `wireplan demo` shows them.
 FORMATS: tuple[tuple[str, str], ...] = (
@@ -54,60 +64,162 @@ def _available() -> list[tuple[str, str, ModuleType]]:
     return found
 
 
+class _DemoPart:
+    """The output of one part of ``wireplan demo``: ``== TITLE ==`` goes out before its first line.
+
+    A part skipped for a missing extra has printed nothing, so its skip fits on the title line.
+    """
+
+    def __init__(self, out: TextIO, title: str) -> None:
+        self.out = out
+        self.title = title
+        self.started = False
+
+    def write(self, text: str) -> int:
+        if not self.started:
+            self.started = True
+            self.out.write(f"== {self.title} ==\n")
+        return self.out.write(text)
+
+    def flush(self) -> None:
+        self.out.flush()
+
+
 def _cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
+    """Each format's part whose extras are installed; one line for each part skipped."""
+    from typing import cast
+
+    from wireplan.core.text import count
+    from wireplan.errors import MissingExtraError
+
     formats = _available()
     wanted = set(args.only or [name for name, _, _ in formats])
+    ran = skipped = 0
     with tempfile.TemporaryDirectory(prefix="wireplan-demo-") as tmp:
         for name, title, mod in formats:
             if name not in wanted or not hasattr(mod, "demo"):
                 continue
-            print(f"== {title} ==", file=out)
             start = time.perf_counter()
             folder = Path(tmp) / name
             folder.mkdir()
-            mod.demo(out, folder)
-            print(f"   ({title} part took {time.perf_counter() - start:.2f} s)\n", file=out)
-    return 0
+            part = _DemoPart(out, title)
+            try:
+                mod.demo(cast(TextIO, part), folder)
+            except MissingExtraError as exc:
+                skipped += 1
+                where = f"== {title} ==" if not part.started else "   the rest"
+                print(f"{where} skipped: {exc}\n", file=out)
+                continue
+            ran += 1
+            print(f"   ({title} part took {time.perf_counter() - start:.2f} s)\n", file=part)
+    if skipped:
+        print(
+            f"ran {ran} of {count(ran + skipped, 'part')}; "
+            'pip install "wireplan[all]" brings the extras of every part',
+            file=out,
+        )
+    return 0 if ran else 1
+
+
+def _error(message: str) -> None:
+    """Print one error line, as every error of the command line reads."""
+    print(f"wireplan: error: {message}", file=sys.stderr)
+
+
+def _error_text(exc: BaseException, file: str | None = None) -> str:
+    """The message of ``exc`` for the error line, starting with ``file`` when it is about one."""
+    if isinstance(exc, OSError) and not isinstance(exc, WireplanError):
+        where = exc.filename if exc.filename is not None else file
+        text = str(exc.strerror or exc)
+        return f"{where}: {text}" if where is not None else text
+    text = str(exc)
+    if file is None or text.startswith((f"{file}:", f"{Path(file)}:")):
+        return text
+    return f"{file}: {text}"
+
+
+def _format_of(path: Path, formats: dict[str, ModuleType]) -> tuple[str, ModuleType]:
+    """The format (and its CLI module) that recognises the file ``path``."""
+    with path.open("rb") as f:
+        head = f.read(64)
+    if not head:
+        raise DecodeError("empty file")
+    for name in INSPECT_ORDER:
+        mod = formats.get(name)
+        sniff = getattr(mod, "sniff", None)
+        if mod is not None and sniff is not None and sniff(head):
+            return name, mod
+    for name in INSPECT_ORDER:
+        mod = formats.get(name)
+        sniff_file = getattr(mod, "sniff_file", None)
+        if mod is not None and sniff_file is not None and sniff_file(path, head):
+            return name, mod
+    raise DecodeError("not a format wireplan knows (.ort, .onnx, EValue)")
+
+
+def _inspect_one(
+    file: str, formats: dict[str, ModuleType], args: argparse.Namespace, out: TextIO
+) -> dict[str, Any] | None:
+    """Describe one FILE argument (text to ``out``, or its --json object returned)."""
+    path = Path(file)
+    options = {} if args.record is None else {"record": args.record}
+    if path.is_dir() or (not path.exists() and any(c in file for c in "*?[")):
+        # A folder or an unexpanded glob: a set of shards (record files only).
+        evalue = formats.get("evalue")
+        what = "summary_shards" if args.json else "inspect_shards"
+        shards = getattr(evalue, what, None)
+        if shards is None:
+            raise DecodeError("a folder, not a file" if path.is_dir() else "no such file")
+        if options:
+            raise EncodeError("--record applies to EValue record files")
+        if not args.json:
+            shards(file, out)
+            return None
+        found: dict[str, Any] = shards(file)
+        return {"path": file, **{k: v for k, v in found.items() if k != "path"}}
+    name, mod = _format_of(path, formats)
+    if options and name != "evalue":
+        raise EncodeError("--record applies to EValue record files")
+    if not args.json:
+        mod.inspect(path, out, **options)
+        return None
+    summary = getattr(mod, "summary", None)
+    if summary is None:
+        raise EncodeError(f"--json is not available for {name} files")
+    facts: dict[str, Any] = summary(path, **options)
+    return {"path": file, **{k: v for k, v in facts.items() if k != "path"}}
 
 
 def _cmd_inspect(args: argparse.Namespace, out: TextIO) -> int:
     if args.operators:
+        for flag, given in (("--json", args.json), ("--record", args.record is not None)):
+            if given:
+                _error(f"{flag} does not apply to --operators")
+                return 2
         ort_cli = _format_cli("ort")
         if ort_cli is None:
-            print(
-                "wireplan: error: --operators needs the .ort support (wireplan.ort)",
-                file=sys.stderr,
-            )
+            _error("--operators needs the .ort support (wireplan.ort)")
             return 1
         ort_cli.operators(args.file, out, type_reduction=args.type_reduction)
         return 0
     if args.type_reduction:
-        print("wireplan: error: --type-reduction applies to --operators only", file=sys.stderr)
+        _error("--type-reduction applies to --operators only")
         return 2
     formats = {name: mod for name, _, mod in _available()}
     code = 0
+    described = []
     for file in args.file:
-        path = Path(file)
-        if path.is_dir() or (not path.exists() and any(c in file for c in "*?[")):
-            # A folder or an unexpanded glob: a set of shards (record files only).
-            shards = getattr(formats.get("evalue"), "inspect_shards", None)
-            if shards is None:
-                print(f"wireplan: {path}: not a file", file=sys.stderr)
-                code = 1
-            else:
-                shards(file, out)
-            continue
-        with path.open("rb") as f:
-            head = f.read(64)
-        for name in INSPECT_ORDER:
-            mod = formats.get(name)
-            sniff = getattr(mod, "sniff", None)
-            if mod is not None and sniff is not None and sniff(head):
-                mod.inspect(path, out)
-                break
-        else:
-            print(f"wireplan: {path}: not a format wireplan knows", file=sys.stderr)
+        try:
+            found = _inspect_one(file, formats, args, out)
+        except (WireplanError, OSError) as exc:
+            _error(_error_text(exc, file))
             code = 1
+            continue
+        if found is not None:
+            described.append(found)
+    if args.json:
+        json.dump({"wireplan_inspect": 1, "files": described}, out, indent=2)
+        out.write("\n")
     return code
 
 
@@ -140,12 +252,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     inspect = sub.add_parser(
         "inspect",
-        help="describe a file: an EValue or an EValue record file, or an .ort model",
+        help="describe a file: an EValue or an EValue record file, an .ort or an .onnx model",
         description=(
-            "Describe files; the format is recognised from their first bytes.  A folder or a "
-            "quoted glob of EValue record files (shards) is summed up as one set.  With "
-            "--operators, print the required_operators.config of a reduced onnxruntime build "
-            "for the .ort or .onnx models given (several are merged into one config)."
+            "Describe files; the format is recognised from their first bytes (an .onnx, which "
+            "has no magic, also from its suffix).  A folder or a quoted glob of EValue record "
+            "files (shards) is summed up as one set.  --json prints one JSON document instead "
+            "(schema: docs/cli.md).  With --operators, print the required_operators.config of "
+            "a reduced onnxruntime build for the .ort or .onnx models given (several are "
+            "merged into one config)."
         ),
     )
     inspect.add_argument(
@@ -159,6 +273,19 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print the required_operators.config for these .ort/.onnx models (as onnxruntime's "
         "create_config_from_models writes it; an .onnx counts as the .ort we would write)",
+    )
+    inspect.add_argument(
+        "--json",
+        action="store_true",
+        help='print one JSON document, {"wireplan_inspect": 1, "files": [...]}, one object per '
+        "FILE (docs/cli.md)",
+    )
+    inspect.add_argument(
+        "--record",
+        type=int,
+        default=None,
+        metavar="N",
+        help="show record N of an EValue record file",
     )
     inspect.add_argument(
         "--type-reduction",
@@ -185,16 +312,10 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 141
-    except WireplanError as exc:
-        print(f"wireplan: error: {exc}", file=sys.stderr)
-        return 1
-    except OSError as exc:
-        print(
-            f"wireplan: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "),
-            file=sys.stderr,
-        )
+    except (WireplanError, OSError) as exc:
+        _error(_error_text(exc))
         return 1
     except KeyboardInterrupt:
-        print("wireplan: interrupted", file=sys.stderr)
+        _error("interrupted")
         return 130
     return code

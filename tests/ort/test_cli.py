@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -39,7 +40,7 @@ def test_inspect(weights_ort: Path) -> None:
     assert "nodes by op type: Add 4" in text
     assert "initializers: 4" in text and "payload 6.0 MiB in 4 tensors" in text
     assert "payload offset alignment (largest power of two): 4: 4" in text
-    assert "kernel type str resolver: 1 op ids" in text
+    assert "kernel type str resolver: 1 op id\n" in text
 
 
 def test_inspect_subgraphs(feature_ort: Path) -> None:
@@ -93,3 +94,265 @@ def test_quiet_when_piped(weights_ort: Path, tmp_path: Path) -> None:
         check=True,
     )
     assert res.stderr == "" and res.stdout.startswith("wrote")
+
+
+# --- one clear line for every bad input; .onnx described; --json (issue 21) ----------------
+
+
+def one_node_onnx(path: Path) -> Path:
+    """``y = x + w`` with a float32 weight ``w`` of shape [8, 16] (512 bytes)."""
+    import numpy as np
+    import onnx.helper as h
+    import onnx.numpy_helper as nh
+
+    f = onnx.TensorProto.FLOAT
+    w = np.arange(128, dtype=np.float32).reshape(8, 16)
+    g = h.make_graph(
+        [h.make_node("Add", ["x", "w"], ["y"], name="add")],
+        "g",
+        [h.make_tensor_value_info("x", f, [8, 16])],
+        [h.make_tensor_value_info("y", f, [8, 16])],
+        initializer=[nh.from_array(w, "w")],
+    )
+    model = h.make_model(g, opset_imports=[h.make_opsetid("", 17)], producer_name="tests")
+    model.ir_version = 8
+    onnx.save(model, str(path))
+    return path
+
+
+def ort_with_dims(path: Path, dims: tuple[int, int]) -> tuple[Path, int]:
+    """The one-node model as an .ort whose weight claims ``dims`` over its 512 bytes.
+
+    Returns the path and the byte that stores the ``dims`` field (its reference).
+    """
+    import struct
+
+    from wireplan.flatbuffers.reader import TableReader
+    from wireplan.ort import from_onnx, to_bytes
+    from wireplan.ort.schema import ORT_SCHEMA
+
+    with from_onnx(one_node_onnx(path.with_suffix(".onnx"))) as om:
+        data = bytearray(to_bytes(om))
+    reader = TableReader(ORT_SCHEMA, bytes(data))
+    at = reader.locate("$.model.graph.initializers[0].dims")
+    assert at is not None
+    vector = reader.follow(at)
+    assert struct.unpack_from("<I", data, vector) == (2,)
+    struct.pack_into("<qq", data, vector + 4, *dims)
+    path.write_bytes(data)
+    return path, at
+
+
+def error_lines(capsys: pytest.CaptureFixture[str]) -> list[str]:
+    err = capsys.readouterr().err.splitlines()
+    assert all(line.startswith("wireplan: error: ") for line in err), err
+    return err
+
+
+def bad_onnx_files(tmp_path: Path) -> dict[str, Path]:
+    good = one_node_onnx(tmp_path / "good.onnx").read_bytes()
+    files = {
+        "truncated": good[: len(good) // 2],
+        "corrupt": b"\xff" * 100,
+        "text": b"hello, this is not a model\n",
+        "empty": b"",
+    }
+    out = {}
+    for name, data in files.items():
+        out[name] = tmp_path / f"{name}.onnx"
+        out[name].write_bytes(data)
+    out["folder"] = tmp_path / "folder.onnx"
+    out["folder"].mkdir()
+    out["missing"] = tmp_path / "missing.onnx"
+    return out
+
+
+@pytest.mark.parametrize("how", ["convert", "operators", "inspect"])
+def test_a_bad_onnx_is_one_line(
+    how: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A truncated .onnx gave a 29-line protobuf traceback; now one line naming the file."""
+    for name, path in bad_onnx_files(tmp_path).items():
+        argv = {
+            "convert": ["convert", str(path), str(tmp_path / "out.ort")],
+            "operators": ["inspect", "--operators", str(path)],
+            "inspect": ["inspect", str(path)],
+        }[how]
+        code, _ = main(*argv)
+        err = error_lines(capsys)
+        assert code == 1 and len(err) == 1, (name, err)
+        assert err[0].startswith(f"wireplan: error: {path}: "), err
+        assert not (tmp_path / "out.ort").exists()
+    code, _ = main("convert", str(tmp_path / "truncated.onnx"), str(tmp_path / "out.ort"))
+    (line,) = error_lines(capsys)
+    # The graph's length runs past the end of the cut file: named with its offset.
+    assert "at byte " in line and "past the end of the file" in line and "graph" in line
+
+
+def test_a_truncated_onnx_through_the_real_command(tmp_path: Path) -> None:
+    good = one_node_onnx(tmp_path / "good.onnx").read_bytes()
+    bad = tmp_path / "cut.onnx"
+    bad.write_bytes(good[:100])
+    done = subprocess.run(
+        [sys.executable, "-m", "wireplan", "convert", str(bad), str(tmp_path / "cut.ort")],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert done.stderr.startswith(f"wireplan: error: {bad}: at byte ")
+
+
+def test_read_onnx_errors() -> None:
+    from wireplan import DecodeError
+    from wireplan.ort.onnx_bridge import _wire_problem
+
+    # A varint key that never ends, a length past the end, an end-group without its start.
+    assert _wire_problem(b"\xff" * 12) == (0, "$", "a varint longer than 10 bytes")
+    found = _wire_problem(b"\x08\x08\x3a\x05\x0a\x01")
+    assert found is not None and found[0] == 3 and "graph (field 7) declares 5 bytes" in found[2]
+    found = _wire_problem(b"\x08\x08\x3a\x04\x0a\x05\x0a\x00")
+    assert found is not None and found[:2] == (5, "$.graph") and "node (field 1)" in found[2]
+    assert _wire_problem(b"\x08\x08") is None
+    assert issubclass(DecodeError, ValueError)
+
+
+def test_bad_dims_are_refused_by_every_conversion(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """dims [16, 9] over 512 bytes of float32 passed and converted to an .onnx onnxruntime refuses."""
+    from wireplan import DecodeError
+    from wireplan.ort import load, to_onnx
+
+    bad, _ = ort_with_dims(tmp_path / "bad.ort", (16, 9))
+    code, text = main("inspect", str(bad))
+    assert code == 0 and "problem (convert refuses this model)" in text and "needs 576" in text
+    with load(bad) as om, pytest.raises(DecodeError) as info:
+        to_onnx(om)
+    raw_data_at = info.value.offset
+    assert info.value.path == "$.model.graph.initializers[0].raw_data"
+    assert raw_data_at is not None and 0 < raw_data_at < bad.stat().st_size
+    for dst, extra in (("b.onnx", ()), ("e.onnx", ("--external-data",)), ("b5.ort", ())):
+        code, _ = main("convert", str(bad), str(tmp_path / dst), *extra)
+        (line,) = error_lines(capsys)
+        assert code == 1 and line.startswith(f"wireplan: error: {bad}: at byte {raw_data_at} ")
+        assert "512 bytes of raw_data, but FLOAT (16, 9) needs 576" in line
+        assert not (tmp_path / dst).exists()
+
+
+def test_huge_dims_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """dims [2**40, 2**30] converted to a file onnx.checker rejects."""
+    huge, dims_at = ort_with_dims(tmp_path / "huge.ort", (2**40, 2**30))
+    for dst in ("h.onnx", "h.ort"):
+        code, _ = main("convert", str(huge), str(tmp_path / dst))
+        (line,) = error_lines(capsys)
+        assert code == 1 and f"at byte {dims_at} ($.model.graph.initializers[0].dims)" in line
+        assert "too large for any array" in line and not (tmp_path / dst).exists()
+    code, out = main("inspect", "--json", str(huge))
+    (facts,) = json.loads(out)["files"]
+    assert (
+        code == 0 and len(facts["problems"]) == 1 and f"at byte {dims_at}" in facts["problems"][0]
+    )
+
+
+def test_inspect_describes_an_onnx(tmp_path: Path) -> None:
+    """`wireplan inspect model.onnx` said "not a format wireplan knows"."""
+    path = one_node_onnx(tmp_path / "m.onnx")
+    code, text = main("inspect", str(path))
+    assert code == 0
+    assert text.startswith(f"{path}: ONNX model, ")
+    assert "ir_version 8, producer tests" in text and "opsets: ai.onnx 17" in text
+    assert "graph: 1 node, 1 input, 1 output" in text and "nodes by op type: Add 1" in text
+    assert "initializers: 1, payload 512 bytes in 1 tensor\n" in text
+    # Without the suffix: recognised by its first bytes, not taken for an EValue.
+    bare = tmp_path / "model.pb"
+    bare.write_bytes(path.read_bytes())
+    code, again = main("inspect", str(bare))
+    assert code == 0 and again.replace(str(bare), str(path)) == text
+
+
+def test_no_wrong_plurals_for_one(tmp_path: Path) -> None:
+    onnx_path = one_node_onnx(tmp_path / "one.onnx")
+    ort_path = tmp_path / "one.ort"
+    assert main("convert", str(onnx_path), str(ort_path), "--no-float16-casts")[0] == 0
+    for path in (onnx_path, ort_path):
+        code, text = main("inspect", str(path))
+        assert code == 0
+        for wrong in ("1 nodes", "1 inputs", "1 outputs", "1 tensors", "(1 bytes)", " 1 bytes"):
+            assert wrong not in text, (wrong, text)
+        assert "1 node," in text and "1 input," in text and "1 tensor" in text
+
+
+def test_inspect_json(
+    tmp_path: Path, weights_ort: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    onnx_path = one_node_onnx(tmp_path / "m.onnx")
+    missing = tmp_path / "missing.ort"
+    code, out = main("inspect", "--json", str(weights_ort), str(missing), str(onnx_path))
+    # The file that failed is one line on stderr; the others are still printed.
+    (line,) = error_lines(capsys)
+    assert code == 1 and line.startswith(f"wireplan: error: {missing}: ")
+    doc = json.loads(out)
+    assert doc["wireplan_inspect"] == 1
+    ort_facts, onnx_facts = doc["files"]
+    common = {
+        "path", "format", "size", "ir_version", "producer", "opsets", "nodes", "subgraph_nodes",
+        "nodes_by_op", "inputs", "outputs", "initializers", "payload_bytes", "payload_alignment",
+        "external_data",
+    }  # fmt: skip
+    assert common <= set(ort_facts) and common <= set(onnx_facts)
+    assert ort_facts["path"] == str(weights_ort) and ort_facts["format"] == "ort"
+    assert ort_facts["format_version"] == peer.FORMAT_VERSION
+    assert ort_facts["size"] == weights_ort.stat().st_size
+    assert ort_facts["nodes_by_op"] == {"Add": 4} and ort_facts["initializers"] == 4
+    assert ort_facts["payload_alignment"] == {"4": 4} and ort_facts["external_data"] is None
+    assert ort_facts["problems"] == []
+    assert onnx_facts["path"] == str(onnx_path) and onnx_facts["format"] == "onnx"
+    assert onnx_facts["opsets"] == {"ai.onnx": 17} and onnx_facts["producer"] == "tests"
+    assert (onnx_facts["nodes"], onnx_facts["inputs"], onnx_facts["outputs"]) == (1, ["x"], ["y"])
+    assert (onnx_facts["initializers"], onnx_facts["payload_bytes"]) == (1, 512)
+    assert sum(onnx_facts["payload_alignment"].values()) == 1
+
+
+def test_inspect_json_external_data(tmp_path: Path, weights_ort: Path) -> None:
+    dst = tmp_path / "w.onnx"
+    assert main("convert", str(weights_ort), str(dst), "--external-data")[0] == 0
+    code, out = main("inspect", "--json", str(dst))
+    (facts,) = json.loads(out)["files"]
+    assert code == 0 and facts["external_data"]["file"] == "w.onnx.data"
+    assert facts["external_data"]["tensors"] == 4 and facts["payload_bytes"] == 0
+    assert facts["external_data"]["bytes"] == sum(
+        len(t.raw_data) for t in onnx.load(str(dst)).graph.initializer
+    )
+
+
+def test_inspect_flags_that_do_not_apply(
+    weights_ort: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _ = main("inspect", "--json", "--operators", str(weights_ort))
+    assert code == 2 and error_lines(capsys) == [
+        "wireplan: error: --json does not apply to --operators"
+    ]
+    code, _ = main("inspect", "--record", "2", str(weights_ort))
+    (line,) = error_lines(capsys)
+    assert code == 1 and line.endswith("--record applies to EValue record files")
+
+
+def test_sparse_dense_shape_no_array_can_have(feature_ort: Path) -> None:
+    import numpy as np
+
+    from wireplan import DecodeError, EncodeError
+    from wireplan.ort import load, to_onnx
+    from wireplan.ort.reader import field_byte
+
+    with load(feature_ort) as om:
+        sp = om.graph.sparse_initializers[0]
+        sp.dims = np.array([2**40, 2**30], dtype="<i8")
+        with pytest.raises(DecodeError, match="dense shape") as info:
+            to_onnx(om)
+        where = "$.model.graph.sparse_initializers[0].dims"
+        assert info.value.path == where
+        assert info.value.offset == field_byte(om.source.buffer, where) > 0
+        om.source = None  # as if built in memory: the bytes are not at hand
+        with pytest.raises(EncodeError, match="dense shape"):
+            to_onnx(om)

@@ -46,7 +46,9 @@ def convert(src: str | os.PathLike[str], dst: str | os.PathLike[str], **options:
     are read and upgraded; no onnxruntime needed; ``external_data``).  All write atomically and take
     ``durable=True``; ``durable=False`` skips the fsyncs (still atomic
     against a failed or killed process, not against power loss; see
-    :mod:`wireplan.core.atomic`).
+    :mod:`wireplan.core.atomic`).  ``progress(done_bytes, total_bytes)``, in
+    every direction, is called on this thread as the bytes move (about every
+    8 MiB, external data included; an .onnx is parsed before the first call).
     """
     s = os.fspath(src).lower()
     d = os.fspath(dst).lower()

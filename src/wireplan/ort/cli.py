@@ -1,28 +1,60 @@
-"""The .ort part of the ``wireplan`` command line: ``convert``, ``inspect`` (``--operators``) and ``demo``."""
+"""The .ort part of the ``wireplan`` command line: ``convert``, ``inspect`` (``--operators``) and ``demo``.
+
+``inspect`` and ``summary`` describe .ort models and .onnx models (the
+latter through :mod:`wireplan.ort.onnx_bridge`, which needs ``onnx``);
+``summary`` gives the JSON-ready facts of ``wireplan inspect --json``, the
+text of ``inspect`` is drawn from the same facts (docs/cli.md).
+"""
 
 from __future__ import annotations
 
 import argparse
-import sys
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from wireplan.errors import EncodeError
-from wireplan.ort.reader import external_offsets, load, payload_offsets
+from wireplan.core.text import count, size
+from wireplan.errors import DecodeError, EncodeError
+from wireplan.ort.reader import external_offsets, load, payload_offsets, tensor_problems
 from wireplan.ort.schema import FILE_IDENTIFIER, FORMAT_RELEASES
 
-__all__ = ["alignment_of", "demo", "inspect", "operators", "register", "sniff"]
+__all__ = [
+    "alignment_of",
+    "demo",
+    "inspect",
+    "operators",
+    "register",
+    "sniff",
+    "sniff_file",
+    "summary",
+]
 
 #: Alignments above this are reported together.
 _ALIGN_CAP = 4096
+#: Payloads listed one by one by ``inspect``.
+_SHOWN = 8
+#: ModelProto keys (field number << 3 | wire type) that may follow ``ir_version`` in an .onnx.
+_ONNX_KEYS = frozenset(n << 3 | 2 for n in (2, 3, 4, 6, 7, 8, 14, 20, 25)) | {5 << 3}
 
 
 def sniff(head: bytes) -> bool:
     """True when ``head`` (a file's first bytes) carries the .ort identifier "ORTM" at bytes 4..8."""
     return len(head) >= 8 and head[4:8] == FILE_IDENTIFIER
+
+
+def sniff_file(path: Path, head: bytes) -> bool:
+    """True for an .onnx model: the suffix ``.onnx``, or first bytes as ``onnx.save`` writes them.
+
+    Protobuf has no magic: without the suffix, the file must start with
+    ``ir_version`` (field 1, a small varint) followed by another ModelProto
+    field.  Asked after every format with a magic (.ort, EValue) declined;
+    no EValue starts like this (their tags are 0 to 5, a protobuf key is 8
+    or more).
+    """
+    if path.suffix.lower() == ".onnx":
+        return True
+    return len(head) >= 3 and head[0] == 0x08 and 1 <= head[1] < 0x80 and head[2] in _ONNX_KEYS
 
 
 def alignment_of(offset: int, cap: int = _ALIGN_CAP) -> int:
@@ -32,133 +64,250 @@ def alignment_of(offset: int, cap: int = _ALIGN_CAP) -> int:
     return min(offset & -offset, cap)
 
 
-def _size(n: int) -> str:
-    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= scale:
-            return f"{n / scale:.1f} {unit}"
-    return f"{n} B"
+def _is_ort(path: Path) -> bool:
+    with path.open("rb") as f:
+        return sniff(f.read(8))
 
 
-def inspect(path: str | Path, out: TextIO) -> None:
-    """Describe an .ort file: version, opsets, nodes by op type, initializers, payload alignment."""
+def _alignments(offsets: Sequence[int]) -> dict[str, int]:
+    """``{alignment: count}`` of payload offsets, smallest first; the cap means "or more"."""
+    hist = Counter(alignment_of(off) for off in offsets)
+    return {str(a): hist[a] for a in sorted(hist)}
+
+
+def in_file(file: str | Path, exc: DecodeError) -> DecodeError:
+    """``exc`` with its message starting with the file it was read from (offset and path kept).
+
+    What the CLI prints: ``x.onnx: at byte 44: ...``.  Left as it is when it names the file.
+    """
+    text = str(exc)
+    if not text.startswith((f"{file}:", f"{Path(file)}:")):
+        exc.args = (f"{file}: {text}",)
+    return exc
+
+
+def _ort_facts(path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The ``summary`` of an .ort, and what only the text shows (offsets, resolver, records)."""
     with load(path) as om:
         md = om.model
         assert md is not None
-        size = Path(path).stat().st_size
-        print(
-            f"{path}: ONNX Runtime .ort model, format version {om.ort_version}, {_size(size)}",
-            file=out,
-        )
-        written, loaded = FORMAT_RELEASES.get(om.ort_version, ("?", "?"))
-        print(f"  onnxruntime: written by {written}; loaded by {loaded}", file=out)
-        producer = " ".join(x for x in (md.producer_name, md.producer_version) if x) or "-"
-        print(f"  ir_version {md.ir_version}, producer {producer}", file=out)
-        opsets = ", ".join(f"{d or 'ai.onnx'} {v}" for d, v in om.opset_imports.items())
-        print(f"  opsets: {opsets}", file=out)
         graphs = list(om.graphs())
         nodes = [n for g in graphs for n in g.nodes]
         by_op = Counter((f"{n.domain}:" if n.domain else "") + n.op_type for n in nodes)
-        sub = len(nodes) - len(om.graph.nodes)
-        print(
-            f"  graph: {len(om.graph.nodes)} nodes"
-            + (f" (+{sub} in {len(graphs) - 1} subgraphs)" if sub or len(graphs) > 1 else "")
-            + f", {len(om.graph.inputs)} inputs, {len(om.graph.outputs)} outputs",
-            file=out,
-        )
-        print(
-            "  nodes by op type: " + ", ".join(f"{op} {k}" for op, k in by_op.most_common()),
-            file=out,
-        )
-        inits = [t for g in graphs for t in g.initializers]
-        sparse = sum(len(g.sparse_initializers) for g in graphs)
         payloads = payload_offsets(om)
-        total = sum(n for _, _, _, n in payloads)
-        print(
-            f"  initializers: {len(inits)}"
-            + (f" (+{sparse} sparse)" if sparse else "")
-            + f", payload {_size(total)} in {len(payloads)} tensors",
-            file=out,
-        )
-        if payloads:
-            hist = Counter(alignment_of(off) for _, _, off, _ in payloads)
-            parts = [f"{'>=' if a == _ALIGN_CAP else ''}{a}: {hist[a]}" for a in sorted(hist)]
-            print(
-                "  payload offset alignment (largest power of two): " + ", ".join(parts), file=out
-            )
-            for _, name, off, n in payloads[:8]:
-                print(
-                    f"    {name or '(unnamed)'}: offset {off} (aligned {alignment_of(off)}), {_size(n)}",
-                    file=out,
-                )
-            if len(payloads) > 8:
-                print(f"    ... {len(payloads) - 8} more", file=out)
         external = external_offsets(om)
+        ext: dict[str, Any] | None = None
+        extra: dict[str, Any] = {"payloads": payloads, "external": external}
         if external:
             from wireplan.ort.writer import companion_path
 
             companion = companion_path(path)
-            print(
-                f"  external data: {len(external)} tensors, "
-                f"{_size(sum(n for *_, n in external))} in {companion.name} "
-                f"({_size(companion.stat().st_size)})",
-                file=out,
-            )
-            hist = Counter(alignment_of(off) for _, _, off, _ in external)
-            parts = [f"{'>=' if a == _ALIGN_CAP else ''}{a}: {hist[a]}" for a in sorted(hist)]
-            print("  external offset alignment: " + ", ".join(parts), file=out)
-            for _, name, off, n in external[:8]:
-                print(
-                    f"    {name or '(unnamed)'}: external at {off} "
-                    f"(aligned {alignment_of(off)}), {_size(n)}",
-                    file=out,
-                )
-            if len(external) > 8:
-                print(f"    ... {len(external) - 8} more", file=out)
+            ext = {
+                "file": companion.name,
+                "tensors": len(external),
+                "bytes": sum(n for *_, n in external),
+            }
+            extra["companion_size"] = companion.stat().st_size
         kr = om.kernel_type_str_resolver
-        if kr is not None:
-            print(f"  kernel type str resolver: {len(kr.op_kernel_type_str_args)} op ids", file=out)
-        records = sum(
+        extra["resolver_ops"] = None if kr is None else len(kr.op_kernel_type_str_args)
+        extra["optimization_records"] = sum(
             len(e.runtime_optimization_records)
             for g in graphs
             if g.runtime_optimizations is not None
             for e in g.runtime_optimizations.records
         )
-        if records:
-            print(f"  runtime optimization records: {records}", file=out)
+        facts = {
+            "format": "ort",
+            "size": path.stat().st_size,
+            "format_version": int(om.ort_version),
+            "ir_version": int(md.ir_version),
+            "producer": " ".join(x for x in (md.producer_name, md.producer_version) if x),
+            "opsets": {(d or "ai.onnx"): int(v) for d, v in om.opset_imports.items()},
+            "nodes": len(om.graph.nodes),
+            "subgraph_nodes": len(nodes) - len(om.graph.nodes),
+            "subgraphs": len(graphs) - 1,
+            "nodes_by_op": dict(sorted(by_op.items(), key=lambda kv: (-kv[1], kv[0]))),
+            "inputs": list(om.graph.inputs),
+            "outputs": list(om.graph.outputs),
+            "initializers": sum(len(g.initializers) for g in graphs),
+            "sparse_initializers": sum(len(g.sparse_initializers) for g in graphs),
+            "payload_bytes": sum(n for *_, n in payloads),
+            "payload_tensors": len(payloads),
+            "payload_alignment": _alignments([off for _, _, off, _ in payloads]),
+            "external_data": ext,
+            "problems": [str(e) for e in tensor_problems(om)],
+        }
+        return facts, extra
+
+
+def _onnx_facts(path: Path) -> dict[str, Any]:
+    """The ``summary`` of an .onnx (with ``_offsets``, the payloads the text lists)."""
+    from wireplan.ort.onnx_bridge import onnx_facts
+
+    facts: dict[str, Any] = {"format": "onnx", "size": path.stat().st_size}
+    for key, value in onnx_facts(path).items():
+        if key == "payload_offsets":
+            facts["_offsets"] = value
+            continue
+        if key == "external_data":
+            facts["payload_alignment"] = _alignments([off for _, off, _ in facts["_offsets"]])
+        facts[key] = value
+    return facts
+
+
+def summary(path: str | Path, **options: Any) -> dict[str, Any]:
+    """``wireplan inspect --json``: the facts of an .ort or .onnx model (schema in docs/cli.md).
+
+    ``format`` (``"ort"`` or ``"onnx"``), ``size``, ``format_version`` (.ort),
+    ``ir_version``, ``producer``, ``opsets``, ``nodes``, ``subgraph_nodes``,
+    ``subgraphs``, ``nodes_by_op``, ``inputs``, ``outputs``, ``initializers``,
+    ``sparse_initializers``, ``payload_bytes``, ``payload_tensors``,
+    ``payload_alignment``, ``external_data``; ``problems`` (.ort: tensors
+    whose payload disagrees with their shape, which conversion refuses) or
+    ``functions`` (.onnx).  No option applies (``record`` is refused).
+    """
+    if options:
+        raise EncodeError(f"--{next(iter(options))} applies to EValue record files")
+    path = Path(path)
+    try:
+        if _is_ort(path):
+            return _ort_facts(path)[0]
+        facts = _onnx_facts(path)
+    except DecodeError as exc:
+        raise in_file(path, exc) from None
+    del facts["_offsets"]
+    return facts
+
+
+def _print_common(facts: dict[str, Any], out: TextIO) -> None:
+    """The lines an .ort and an .onnx share: producer, opsets, graph, op types, initializers."""
+    producer = facts["producer"] or "-"
+    print(f"  ir_version {facts['ir_version']}, producer {producer}", file=out)
+    opsets = ", ".join(f"{d} {v}" for d, v in facts["opsets"].items())
+    print(f"  opsets: {opsets or '-'}", file=out)
+    sub, graphs = facts["subgraph_nodes"], facts["subgraphs"]
+    print(
+        f"  graph: {count(facts['nodes'], 'node')}"
+        + (f" (+{sub} in {count(graphs, 'subgraph')})" if sub or graphs else "")
+        + f", {count(len(facts['inputs']), 'input')}, {count(len(facts['outputs']), 'output')}",
+        file=out,
+    )
+    ops = ", ".join(f"{op} {k}" for op, k in facts["nodes_by_op"].items())
+    print(f"  nodes by op type: {ops or '-'}", file=out)
+    sparse = facts["sparse_initializers"]
+    print(
+        f"  initializers: {facts['initializers']}"
+        + (f" (+{sparse} sparse)" if sparse else "")
+        + f", payload {size(facts['payload_bytes'])} in "
+        + count(facts["payload_tensors"], "tensor"),
+        file=out,
+    )
+    if facts["payload_alignment"]:
+        parts = [
+            f"{'>=' if int(a) == _ALIGN_CAP else ''}{a}: {k}"
+            for a, k in facts["payload_alignment"].items()
+        ]
+        print("  payload offset alignment (largest power of two): " + ", ".join(parts), file=out)
+
+
+def _print_offsets(items: Sequence[tuple[str, int, int]], where: str, out: TextIO) -> None:
+    for name, off, n in items[:_SHOWN]:
+        print(
+            f"    {name or '(unnamed)'}: {where}{off} (aligned {alignment_of(off)}), {size(n)}",
+            file=out,
+        )
+    if len(items) > _SHOWN:
+        print(f"    ... {len(items) - _SHOWN} more", file=out)
+
+
+def inspect(path: str | Path, out: TextIO, **options: Any) -> None:
+    """Describe an .ort or .onnx model: versions, opsets, nodes by op type, initializers, payloads.
+
+    A damaged file raises a :class:`~wireplan.DecodeError` whose message starts with the file.
+    """
+    if options:
+        raise EncodeError(f"--{next(iter(options))} applies to EValue record files")
+    path = Path(path)
+    try:
+        if _is_ort(path):
+            _inspect_ort(path, out)
+        else:
+            _inspect_onnx(path, out)
+    except DecodeError as exc:
+        raise in_file(path, exc) from None
+
+
+def _inspect_ort(path: Path, out: TextIO) -> None:
+    facts, extra = _ort_facts(path)
+    version = facts["format_version"]
+    print(
+        f"{path}: ONNX Runtime .ort model, format version {version}, {size(facts['size'])}",
+        file=out,
+    )
+    written, loaded = FORMAT_RELEASES.get(str(version), ("?", "?"))
+    print(f"  onnxruntime: written by {written}; loaded by {loaded}", file=out)
+    _print_common(facts, out)
+    _print_offsets([(name, off, n) for _, name, off, n in extra["payloads"]], "offset ", out)
+    ext = facts["external_data"]
+    if ext is not None:
+        print(
+            f"  external data: {count(ext['tensors'], 'tensor')}, {size(ext['bytes'])} in "
+            f"{ext['file']} ({size(extra['companion_size'])})",
+            file=out,
+        )
+        offsets = [off for _, _, off, _ in extra["external"]]
+        parts = [
+            f"{'>=' if int(a) == _ALIGN_CAP else ''}{a}: {k}"
+            for a, k in _alignments(offsets).items()
+        ]
+        print("  external offset alignment: " + ", ".join(parts), file=out)
+        items = [(name, off, n) for _, name, off, n in extra["external"]]
+        _print_offsets(items, "external at ", out)
+    if extra["resolver_ops"] is not None:
+        print(f"  kernel type str resolver: {count(extra['resolver_ops'], 'op id')}", file=out)
+    if extra["optimization_records"]:
+        print(f"  runtime optimization records: {extra['optimization_records']}", file=out)
+    for problem in facts["problems"][:_SHOWN]:
+        print(f"  problem (convert refuses this model): {problem}", file=out)
+    if len(facts["problems"]) > _SHOWN:
+        print(f"    ... {len(facts['problems']) - _SHOWN} more problems", file=out)
+
+
+def _inspect_onnx(path: Path, out: TextIO) -> None:
+    facts = _onnx_facts(path)
+    print(f"{path}: ONNX model, {size(facts['size'])}", file=out)
+    _print_common(facts, out)
+    _print_offsets(facts["_offsets"], "offset ", out)
+    if facts["functions"]:
+        print(f"  model-local functions: {facts['functions']}", file=out)
+    ext = facts["external_data"]
+    if ext is not None:
+        print(
+            f"  external data: {count(ext['tensors'], 'tensor')}, {size(ext['bytes'])} in "
+            + ", ".join(ext["files"]),
+            file=out,
+        )
 
 
 def operators(paths: Sequence[str | Path], out: TextIO, *, type_reduction: bool = False) -> None:
-    """``wireplan inspect --operators``: the required_operators.config of ``paths``, merged."""
+    """``wireplan inspect --operators``: the required_operators.config of ``paths``, merged.
+
+    A damaged model raises a :class:`~wireplan.DecodeError` whose message starts with its path.
+    """
     from wireplan.ort.operators import required_operators
 
-    out.write(required_operators([str(p) for p in paths], type_reduction=type_reduction))
+    current: list[str] = []
 
-
-@contextmanager
-def _progress_bar(enabled: bool) -> Iterator[Callable[[int, int], None] | None]:
-    """A ``progress(done, total)`` callback drawing a tqdm bar on a terminal; None otherwise."""
-    if not enabled or not sys.stderr.isatty():
-        yield None
-        return
-    try:
-        from tqdm import tqdm
-    except ImportError:
-        yield None
-        return
-    bar: Any = None
-
-    def update(done: int, total: int) -> None:
-        nonlocal bar
-        if bar is None:
-            bar = tqdm(total=total, unit="B", unit_scale=True, unit_divisor=1024, leave=False)
-        bar.total = total
-        bar.update(done - bar.n)
+    def each() -> Iterator[str]:
+        for p in paths:
+            current[:] = [str(p)]
+            yield str(p)
 
     try:
-        yield update
-    finally:
-        if bar is not None:
-            bar.close()
+        text = required_operators(each(), type_reduction=type_reduction)
+    except DecodeError as exc:
+        raise (in_file(current[0], exc) if current else exc) from None
+    out.write(text)
 
 
 def _cmd_convert(args: argparse.Namespace, out: TextIO) -> int:
@@ -192,12 +341,26 @@ def _cmd_convert(args: argparse.Namespace, out: TextIO) -> int:
             options["float16_casts"] = False
         if args.format_version is not None:
             options["format_version"] = args.format_version
-    with _progress_bar(True) as progress:
+    from wireplan.core.progress import progress_bar
+
+    # The parse of an .onnx reports nothing: say what is happening before the bar starts.
+    start = None
+    if src.lower().endswith(".onnx") and Path(src).is_file():
+        start = f"reading {src} ({size(Path(src).stat().st_size)})..."
+    with progress_bar(f"writing {Path(dst).name}", start=start) as progress:
         if progress is not None:
             options["progress"] = progress
         convert(src, dst, **options)
     print(f"wrote {dst}", file=out)
     return 0
+
+
+def _convert_naming_src(args: argparse.Namespace, out: TextIO) -> int:
+    """``wireplan convert``: a source that cannot be read is one line naming it."""
+    try:
+        return _cmd_convert(args, out)
+    except DecodeError as exc:
+        raise in_file(args.src, exc) from None
 
 
 def register(subparsers: Any) -> None:
@@ -268,7 +431,7 @@ def register(subparsers: Any) -> None:
         "(by default, with onnxruntime installed, they get the Casts onnxruntime adds when it "
         "loads an .onnx, so the .ort runs where the .onnx runs)",
     )
-    p.set_defaults(handler=_cmd_convert)
+    p.set_defaults(handler=_convert_naming_src)
 
 
 def demo(out: TextIO, workdir: Path) -> None:

@@ -91,6 +91,7 @@ __all__ = [
     "element_count",
     "numpy_dtype",
     "shape_problem",
+    "tensor_problem",
 ]
 
 Array = np.ndarray[Any, np.dtype[Any]]
@@ -226,6 +227,42 @@ def element_count(dims: Any) -> int:
     for d in dims:
         count *= int(d)
     return count
+
+
+def tensor_problem(t: Tensor) -> tuple[str, str] | None:
+    """``(field, why)`` when tensor ``t`` cannot be what it says it is; None when it can.
+
+    No data type (UNDEFINED), a shape no array can have (:func:`shape_problem`),
+    a payload of another size than its data type and shape need, or a string
+    tensor with another number of strings.  onnxruntime refuses every one of
+    them ("Initializer raw data size mismatch"), and an .onnx converted from
+    such a tensor is refused too.  A tensor kept outside the file (no
+    ``raw_data``, ``external_data_offset`` set) takes its size from the shape.
+    ``field`` is ``"data_type"``, ``"dims"``, ``"raw_data"`` or ``"string_data"``.
+    """
+    if t.data_type == TENSOR_DATA_TYPE["UNDEFINED"]:
+        return "data_type", f"tensor {t.name!r} has no data type (UNDEFINED)"
+    size = ELEMENT_BYTES.get(t.data_type)
+    problem = shape_problem(t.dims, size or 1)
+    if problem is not None:
+        return "dims", f"tensor {t.name!r} has {problem}"
+    count = element_count(t.dims)
+    if t.data_type == TENSOR_DATA_TYPE["STRING"]:
+        if len(t.string_data) != count:
+            return (
+                "string_data",
+                f"tensor {t.name!r}: {len(t.string_data)} strings for shape {t.shape}",
+            )
+    elif size is not None and (t.nbytes or t.external_data_offset < 0) and t.nbytes != count * size:
+        name = _TYPE_NAMES.get(t.data_type, f"data type {t.data_type}")
+        return "raw_data", (
+            f"tensor {t.name!r}: {t.nbytes} bytes of raw_data, but {name} {t.shape} needs "
+            f"{count * size} (onnxruntime refuses such an initializer)"
+        )
+    return None
+
+
+_TYPE_NAMES = {code: name for name, code in TENSOR_DATA_TYPE.items()}
 
 
 # --- types -----------------------------------------------------------------------------------

@@ -35,19 +35,24 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import onnx
-import onnx.defs
-import onnx.helper
-import onnx.inliner
-import onnx.numpy_helper
-import onnx.shape_inference
+
+from wireplan.core.extras import door
+
+with door("wireplan.ort's .onnx support", "onnx", "onnx"):
+    import onnx
+    import onnx.defs
+    import onnx.helper
+    import onnx.inliner
+    import onnx.numpy_helper
+    import onnx.shape_inference
 from google.protobuf.message import DecodeError as ProtobufDecodeError  # type: ignore[import-untyped]
 
-from wireplan.core.atomic import SizedFile, atomic_open, write_bytes, write_group, write_plan
+from wireplan.core.atomic import SizedFile, atomic_open, write_bytes, write_group
 from wireplan.core.buffers import MappedFile
+from wireplan.core.execute import CHUNK_BYTES, execute_file
 from wireplan.core.gcpause import gc_paused
 from wireplan.core.plan import Plan, check_alignment
-from wireplan.errors import EncodeError
+from wireplan.errors import DecodeError, EncodeError
 from wireplan.ort import model as m
 from wireplan.ort.graph import nesting_problem, node_edges, topological_order, walk_tensors
 from wireplan.ort.schema import ATTRIBUTE_TYPE, DIMENSION_VALUE_TYPE, TENSOR_DATA_TYPE
@@ -59,7 +64,9 @@ __all__ = [
     "convert_ort_to_onnx",
     "example_model",
     "from_onnx",
+    "onnx_facts",
     "onnx_op_signature",
+    "read_onnx",
     "to_onnx",
 ]
 
@@ -310,6 +317,7 @@ class _ToOnnx:
                 f"{_PROTOBUF_DEPTH} nested messages (onnx.load refuses such a model)",
                 where,
             )
+        _refuse_bad_tensors(om)
         try:
             proto = self._model(om)
         except (ProtobufDecodeError, RecursionError) as exc:
@@ -357,6 +365,20 @@ class _ToOnnx:
         return p
 
 
+def _refuse_bad_tensors(om: m.OrtModel) -> None:
+    """A tensor whose payload disagrees with its shape makes an .onnx onnxruntime refuses.
+
+    Read from a file: the reader's :class:`~wireplan.DecodeError` at the byte
+    holding the bad field; built in memory: an :class:`~wireplan.EncodeError`.
+    """
+    from wireplan.ort.reader import tensor_problems
+
+    for exc in tensor_problems(om):
+        if om.source is None:
+            raise EncodeError(exc.reason, exc.path)
+        raise exc
+
+
 def to_onnx(model: m.OrtModel, *, companion: str | None = None) -> onnx.ModelProto:
     """An ``onnx.ModelProto`` with everything of ``model`` that ONNX can hold (module docstring).
 
@@ -366,6 +388,12 @@ def to_onnx(model: m.OrtModel, *, companion: str | None = None) -> onnx.ModelPro
     big models.  ``companion``: tensors the .ort keeps in its external data
     file become ONNX external data at the same offsets of the file
     ``companion`` (a location relative to the .onnx), not copies.
+    A tensor whose payload disagrees with its shape (dims ``[16, 9]`` over
+    512 bytes of float32, dims no array can have) is refused, as onnxruntime
+    would refuse the .onnx: a :class:`~wireplan.DecodeError` at the byte of
+    the .ort that holds the field for a loaded model
+    (:func:`wireplan.ort.reader.tensor_problems`), an
+    :class:`~wireplan.EncodeError` for one built in memory.
     """
     if companion is None:
         return _ToOnnx(None).model(model)
@@ -413,6 +441,7 @@ def _write_sequential(
 
     For a file in the page cache this beats filling a fresh shared mapping
     (no page faults on the destination); the threaded path uses the executor.
+    ``progress(done, plan.size)`` after every write of up to ``CHUNK_BYTES``.
     """
     pad = bytes(65536)
     with atomic_open(path, durable=durable) as f:
@@ -422,12 +451,23 @@ def _write_sequential(
                 n = min(len(pad), r.offset - pos)
                 f.write(pad[:n])
                 pos += n
-            f.write(r.source.data)
-            pos += r.length
-            if progress is not None:
+            if progress is None:
+                f.write(r.source.data)
+                pos += r.length
+                continue
+            for part in _parts(r.source):
+                f.write(part)
+                pos += len(part)
                 progress(pos, plan.size)
         if pos < plan.size:
             f.write(bytes(plan.size - pos))
+
+
+def _parts(source: Any) -> Iterator[memoryview]:
+    """The bytes of a payload in slices of ``CHUNK_BYTES``, for progress as they are written."""
+    data = memoryview(source).cast("B")
+    for i in range(0, len(data), CHUNK_BYTES):
+        yield data[i : i + CHUNK_BYTES]
 
 
 def _no_fill(_: Any) -> None:
@@ -519,7 +559,9 @@ def convert_ort_to_onnx(
     first, then each initializer as its own ``ModelProto`` piece (protobuf
     merges them into one model on parsing) whose payload is written straight
     from the mapping, so no payload is copied into a Python object.
-    ``progress(done_bytes, total_bytes)`` is called as the work advances.
+    ``progress(done_bytes, total_bytes)`` is called on this thread as the
+    payloads are written, about every ``CHUNK_BYTES`` (8 MiB); a linked
+    companion moves no bytes (``total`` is then the .onnx's size).
     Both files are written atomically (temporary file, fsync, rename);
     ``durable=False`` skips the fsyncs (atomic against a failed process, not
     against power loss: :mod:`wireplan.core.atomic`).
@@ -537,6 +579,9 @@ def convert_ort_to_onnx(
             proto = to_onnx(om, companion=location)
             _check_size(proto.ByteSize())
             data = proto.SerializeToString()
+            total = len(data)  # the weights stay where they are: a link, no bytes move
+            if progress is not None:
+                progress(0, total)
             data_path = dst_path.with_name(location)
             files = [SizedFile(data_path, 0, _no_fill, mapped=False, link_from=reused)]
             if data_path.exists() and os.path.samefile(reused, data_path):
@@ -556,7 +601,22 @@ def convert_ort_to_onnx(
             _check_size(proto.ByteSize())
             data_path = dst_path.with_name(location)
             if threads is not None and threads > 1:
-                write_plan(plan, data_path, threads=threads, durable=durable)
+                done = 0
+
+                def advance(n: int) -> None:
+                    nonlocal done
+                    done += n
+                    assert progress is not None
+                    progress(done, total)
+
+                def fill_data(fd: int) -> None:
+                    execute_file(
+                        plan, fd, threads=threads, progress=None if progress is None else advance
+                    )
+
+                write_group(
+                    [SizedFile(data_path, plan.size, fill_data, mapped=False)], durable=durable
+                )
             else:
                 _write_sequential(plan, data_path, progress, durable)
             write_bytes(dst_path, proto.SerializeToString(), durable=durable)
@@ -571,11 +631,15 @@ def convert_ort_to_onnx(
                 f.write(skeleton)
                 for head, payload in pieces:
                     f.write(head)
-                    if payload is not None:
+                    if payload is None:
+                        continue
+                    if progress is None:
                         f.write(payload.data)
-                        done += payload.shape[0]
-                        if progress is not None:
-                            progress(done, total)
+                        continue
+                    for part in _parts(payload):
+                        f.write(part)
+                        done += len(part)
+                        progress(done, total)
         if progress is not None:
             progress(total, total)
     finally:
@@ -1371,6 +1435,288 @@ def _memoized(lookup: SignatureLookup) -> SignatureLookup:
     return memo
 
 
+# ---------------------------------------------------------------------------------------------
+# reading an .onnx file
+
+#: The message-typed fields of the ONNX messages the framing scan descends into:
+#: ``{message: {field number: (field name, message or None)}}``.  Other fields are skipped whole.
+_ONNX_MESSAGES: dict[str, dict[int, tuple[str, str | None]]] = {
+    "ModelProto": {
+        7: ("graph", "GraphProto"),
+        8: ("opset_import", None),
+        14: ("metadata_props", None),
+        25: ("functions", "FunctionProto"),
+    },
+    "GraphProto": {
+        1: ("node", "NodeProto"),
+        5: ("initializer", "TensorProto"),
+        11: ("input", None),
+        12: ("output", None),
+        13: ("value_info", None),
+        15: ("sparse_initializer", "SparseTensorProto"),
+    },
+    "FunctionProto": {7: ("node", "NodeProto")},
+    "NodeProto": {5: ("attribute", "AttributeProto")},
+    "AttributeProto": {
+        5: ("t", "TensorProto"),
+        6: ("g", "GraphProto"),
+        10: ("tensors", "TensorProto"),
+        11: ("graphs", "GraphProto"),
+        22: ("sparse_tensor", "SparseTensorProto"),
+        23: ("sparse_tensors", "SparseTensorProto"),
+    },
+    "SparseTensorProto": {1: ("values", "TensorProto"), 2: ("indices", "TensorProto")},
+    "TensorProto": {9: ("raw_data", None), 13: ("external_data", None)},
+}
+#: Repeated fields, indexed in paths (``$.graph.node[3]``).
+_REPEATED = frozenset(
+    {"opset_import", "metadata_props", "functions", "node", "initializer", "input", "output"}
+    | {"value_info", "sparse_initializer", "attribute", "tensors", "graphs", "sparse_tensors"}
+    | {"external_data"}
+)
+
+
+class _WireError(Exception):
+    def __init__(self, offset: int, reason: str) -> None:
+        super().__init__(reason)
+        self.offset = offset
+        self.reason = reason
+
+
+def _read_varint(data: bytes, pos: int, end: int) -> tuple[int, int]:
+    """The varint at ``pos`` and the position after it; _WireError where it breaks."""
+    value = shift = 0
+    for i in range(pos, min(end, pos + 10)):
+        byte = data[i]
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if byte < 0x80:
+            return value, i + 1
+    if end - pos >= 10:
+        raise _WireError(pos, "a varint longer than 10 bytes")
+    raise _WireError(pos, f"a varint cut off by the end of its message (byte {end})")
+
+
+def _wire_fields(
+    data: bytes, pos: int, end: int, names: Mapping[int, tuple[str, str | None]]
+) -> Iterator[tuple[int, int, int, int, int]]:
+    """``(field number, wire type, field start, value start, value end)`` of a message's fields.
+
+    Checks the framing only (keys, varints, lengths inside the enclosing message), as
+    protobuf does before it looks at a value; raises :class:`_WireError` at the bad byte.
+    ``names`` names fields in messages.
+    """
+    groups: list[tuple[int, int]] = []
+    while pos < end:
+        start = pos
+        key, pos = _read_varint(data, pos, end)
+        number, wire = key >> 3, key & 7
+        field = f"{names[number][0]} (field {number})" if number in names else f"field {number}"
+        if number == 0:
+            raise _WireError(start, "a field number 0 (no message has one)")
+        if wire == 0:
+            _, pos = _read_varint(data, pos, end)
+            value = pos
+        elif wire in (1, 5):
+            value = pos
+            pos += 8 if wire == 1 else 4
+            if pos > end:
+                raise _WireError(start, f"{field}: a fixed-size value cut off by the end (byte {end})")
+        elif wire == 2:
+            length, value = _read_varint(data, pos, end)
+            if value + length > end:
+                beyond = (
+                    f"the file ({end} bytes)" if end == len(data) else f"its message (byte {end})"
+                )
+                raise _WireError(pos, f"{field} declares {length} bytes, past the end of {beyond}")
+            pos = value + length
+        elif wire == 3:
+            groups.append((number, start))
+            continue
+        elif wire == 4:
+            if not groups or groups[-1][0] != number:
+                raise _WireError(start, f"{field}: an end-group key without its start")
+            groups.pop()
+            continue
+        else:
+            raise _WireError(start, f"{field}: wire type {wire}, which protobuf has not")
+        if not groups:
+            yield number, wire, start, value, pos
+    if groups:
+        raise _WireError(groups[-1][1], f"field {groups[-1][0]}: a group that never ends")
+
+
+def _wire_problem(
+    data: bytes, message: str = "ModelProto", pos: int = 0, end: int | None = None, path: str = "$"
+) -> tuple[int, str, str] | None:
+    """The first framing problem of ``data`` as ``(offset, path, why)``, in document order.
+
+    Descends into the fields of :data:`_ONNX_MESSAGES`; None when the framing it reads
+    is sound (protobuf refused something else).
+    """
+    end = len(data) if end is None else end
+    known = _ONNX_MESSAGES.get(message, {})
+    counts: dict[int, int] = {}
+    try:
+        for number, wire, _, value, stop in _wire_fields(data, pos, end, known):
+            name, sub = known.get(number, (None, None))
+            if name is None or wire != 2:
+                continue
+            i = counts.get(number, 0)
+            counts[number] = i + 1
+            if sub is not None:
+                where = f"{path}.{name}" + (f"[{i}]" if name in _REPEATED else "")
+                found = _wire_problem(data, sub, value, stop, where)
+                if found is not None:
+                    return found
+    except _WireError as exc:
+        return exc.offset, path, exc.reason
+    return None
+
+
+def read_onnx(path: str | os.PathLike[str]) -> onnx.ModelProto:
+    """The ``onnx.ModelProto`` of the .onnx file at ``path``, external data left where it is.
+
+    ``onnx.load(path, load_external_data=False)``, with one
+    :class:`~wireplan.DecodeError` for a file that is not an ONNX model:
+    empty, an .ort, bytes protobuf cannot parse (with the offset and path of
+    the first framing problem when one is found: a length past the end of
+    a truncated file, a broken key; None when protobuf refused something
+    the framing does not show), or a message without a graph.  A missing
+    file or a folder is the ``OSError`` of opening it.
+    """
+    name = os.fspath(path)
+    if os.path.getsize(name) == 0 and os.path.isfile(name):
+        raise DecodeError("empty file")
+    try:
+        proto = onnx.load(name, load_external_data=False)
+    except (ProtobufDecodeError, RecursionError) as exc:
+        with open(name, "rb") as f:
+            data = f.read()
+        if data[4:8] == b"ORTM":
+            raise DecodeError("an .ort model, not an .onnx (bytes 4..8 are 'ORTM')", 4) from None
+        found = _wire_problem(data)
+        if found is None:
+            raise DecodeError(f"not an ONNX model: protobuf cannot parse it ({exc})") from None
+        offset, where, why = found
+        raise DecodeError(f"not an ONNX model: {why}", offset, where) from None
+    if not proto.HasField("graph"):
+        raise DecodeError(
+            "not an ONNX model: it parses as protobuf, but holds no graph (ModelProto.graph)"
+        )
+    return proto
+
+
+def _raw_data_spans(
+    data: bytes, message: str = "ModelProto", pos: int = 0, end: int | None = None
+) -> Iterator[tuple[str, int, int]]:
+    """``(tensor name, offset, length)`` of every non-empty ``TensorProto.raw_data``, in order."""
+    end = len(data) if end is None else end
+    known = _ONNX_MESSAGES.get(message, {})
+    name, span = "", None
+    for number, wire, _, value, stop in _wire_fields(data, pos, end, known):
+        if wire != 2:
+            continue
+        if message == "TensorProto":
+            if number == 8:
+                name = data[value:stop].decode("utf-8", "replace")
+            elif number == 9 and stop > value:
+                span = value, stop - value
+            continue
+        sub = known.get(number, (None, None))[1]
+        if sub is not None:
+            yield from _raw_data_spans(data, sub, value, stop)
+    if span is not None:
+        yield name, *span
+
+
+def _onnx_graphs(g: onnx.GraphProto) -> Iterator[onnx.GraphProto]:
+    """``g`` and every graph its nodes' attributes hold, depth first."""
+    yield g
+    for nd in g.node:
+        for a in nd.attribute:
+            if a.HasField("g"):
+                yield from _onnx_graphs(a.g)
+            for sub in a.graphs:
+                yield from _onnx_graphs(sub)
+
+
+def _tensor_bytes(t: onnx.TensorProto) -> int:
+    """Bytes of a numeric tensor's data held in the file (``raw_data`` or the typed fields)."""
+    if t.data_location == onnx.TensorProto.EXTERNAL or t.data_type == _STRING:
+        return 0
+    if t.raw_data:
+        return len(t.raw_data)
+    size = m.ELEMENT_BYTES.get(t.data_type)
+    return 0 if size is None else math.prod(int(d) for d in t.dims) * size
+
+
+def onnx_facts(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """What ``wireplan inspect`` says of an .onnx file, as JSON-ready data (docs/cli.md).
+
+    ``ir_version``, ``producer``, ``opsets`` (``{domain: version}``, ONNX as
+    ``"ai.onnx"``), ``nodes`` (main graph), ``subgraph_nodes``, ``subgraphs``,
+    ``nodes_by_op``, ``inputs`` (graph inputs that are not initializers),
+    ``outputs``, ``initializers`` and ``sparse_initializers`` (every graph),
+    ``functions``, ``payload_bytes`` and ``payload_tensors`` (numeric tensor
+    data inside the file), ``payload_offsets`` (``(name, offset, nbytes)``
+    of each ``raw_data`` in the file, in file order) and ``external_data``
+    (``{"file", "files", "tensors", "bytes"}`` or None).  Raises what
+    :func:`read_onnx` raises.
+    """
+    proto = read_onnx(path)
+    with open(os.fspath(path), "rb") as f:
+        data = f.read()
+    graphs = list(_onnx_graphs(proto.graph))
+    nodes = [nd for g in graphs for nd in g.node]
+    by_op: dict[str, int] = {}
+    for nd in nodes:
+        op = (f"{nd.domain}:" if nd.domain not in _ONNX_DOMAINS else "") + nd.op_type
+        by_op[op] = by_op.get(op, 0) + 1
+    tensors = [t for g in graphs for t in g.initializer]
+    tensors += [sp.values for g in graphs for sp in g.sparse_initializer]
+    tensors += [
+        t
+        for nd in nodes
+        for a in nd.attribute
+        for t in [*([a.t] if a.HasField("t") else []), *a.tensors]
+    ]
+    tensors += [sp.indices for g in graphs for sp in g.sparse_initializer]
+    inline = [t for t in tensors if _tensor_bytes(t)]
+    external = [t for t in tensors if t.data_location == onnx.TensorProto.EXTERNAL]
+    ext: dict[str, Any] | None = None
+    if external:
+        files: list[str] = []
+        total = 0
+        for t in external:
+            info = {e.key: e.value for e in t.external_data}
+            if info.get("location", "") not in files:
+                files.append(info.get("location", ""))
+            length = info.get("length", "")
+            size = m.ELEMENT_BYTES.get(t.data_type, 0)
+            total += int(length) if length.isdigit() else math.prod(t.dims) * size
+        ext = {"file": files[0], "files": files, "tensors": len(external), "bytes": total}
+    inits = {t.name for t in proto.graph.initializer}
+    return {
+        "ir_version": int(proto.ir_version),
+        "producer": " ".join(x for x in (proto.producer_name, proto.producer_version) if x),
+        "opsets": {(o.domain or "ai.onnx"): int(o.version) for o in proto.opset_import},
+        "nodes": len(proto.graph.node),
+        "subgraph_nodes": len(nodes) - len(proto.graph.node),
+        "subgraphs": len(graphs) - 1,
+        "nodes_by_op": dict(sorted(by_op.items(), key=lambda kv: (-kv[1], kv[0]))),
+        "inputs": [x.name for x in proto.graph.input if x.name not in inits],
+        "outputs": [x.name for x in proto.graph.output],
+        "initializers": sum(len(g.initializer) for g in graphs),
+        "sparse_initializers": sum(len(g.sparse_initializer) for g in graphs),
+        "functions": len(proto.functions),
+        "payload_bytes": sum(_tensor_bytes(t) for t in inline),
+        "payload_tensors": len(inline),
+        "payload_offsets": list(_raw_data_spans(data)),
+        "external_data": ext,
+    }
+
+
 def from_onnx(
     model_or_path: onnx.ModelProto | str | os.PathLike[str],
     *,
@@ -1384,7 +1730,8 @@ def from_onnx(
 
     ``model_or_path`` is an ``onnx.ModelProto`` or the path of an .onnx
     file, with inline or external data.  A path is read with
-    ``onnx.load(path, load_external_data=False)``; external data files
+    :func:`read_onnx` (a :class:`~wireplan.DecodeError` for a file that is
+    not an ONNX model); external data files
     (also for a ModelProto whose data was not loaded, with ``base_dir``)
     are memory-mapped and tensors view them, so weights never become
     Python bytes.  Inline ``raw_data`` is viewed in place; tensors stored in
@@ -1418,7 +1765,7 @@ def from_onnx(
         base = Path(base_dir) if base_dir is not None else None
     else:
         path = Path(model_or_path)
-        proto = onnx.load(os.fspath(path), load_external_data=False)
+        proto = read_onnx(path)
         base = Path(base_dir) if base_dir is not None else path.parent
     if len(proto.functions):
         if not inline_functions:

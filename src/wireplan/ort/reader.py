@@ -26,7 +26,7 @@ from wireplan.core.closing import Closing
 from wireplan.core.execute import run_copies
 from wireplan.errors import DecodeError
 from wireplan.flatbuffers.reader import Limits, TableReader
-from wireplan.ort.graph import MAX_DEPTH, walk_tensors
+from wireplan.ort.graph import MAX_DEPTH, walk_graphs, walk_tensors
 from wireplan.ort.model import (
     ELEMENT_BYTES,
     TABLE_CLASSES,
@@ -34,12 +34,14 @@ from wireplan.ort.model import (
     Tensor,
     element_count,
     shape_problem,
+    tensor_problem,
 )
 from wireplan.ort.schema import FILE_IDENTIFIER, ORT_SCHEMA, SUPPORTED_VERSIONS
 
 __all__ = [
     "ORT_LIMITS",
     "ModelFiles",
+    "check_tensors",
     "external_offsets",
     "load",
     "payload_offsets",
@@ -73,17 +75,69 @@ def external_offsets(model: OrtModel) -> list[tuple[str, str, int, int]]:
     From the metadata alone: tensors whose ``external_data_offset`` is set,
     in the order of :func:`tensor_paths`.
     """
-    src = model.source
-    buffer = None
-    if src is not None:
-        main = src.main if isinstance(src, ModelFiles) else src
-        buffer = main.buffer if isinstance(main, MappedFile) else main
+    buffer = _source_buffer(model)
     out: list[tuple[str, str, int, int]] = []
     for path, t in tensor_paths(model):
         if t.external_data_offset >= 0:
             n = _external_nbytes(t, path, buffer)
             out.append((path, t.name, t.external_data_offset, n))
     return out
+
+
+def _source_buffer(model: OrtModel) -> Any:
+    """The bytes ``model`` was loaded from (the .ort, not its companion); None if not at hand."""
+    src = model.source
+    if src is None:
+        return None
+    main = src.main if isinstance(src, ModelFiles) else src
+    return main.buffer if isinstance(main, MappedFile) else main
+
+
+def tensor_problems(model: OrtModel) -> Iterator[DecodeError]:
+    """A :class:`~wireplan.DecodeError` for every tensor whose payload disagrees with its shape.
+
+    What :func:`wireplan.ort.model.tensor_problem` finds, in the order of
+    :func:`tensor_paths`, and sparse tensors whose dense shape no array can
+    have.  The offset is the byte of the .ort that stores the bad field
+    (``dims``, ``raw_data``...) while the model's source is open, None for a
+    model without one (built in memory, or loaded with ``copy=True``).
+    """
+    buffer = _source_buffer(model)
+
+    def error(why: str, where: str) -> DecodeError:
+        offset = field_byte(buffer, where) if buffer is not None else None
+        return DecodeError(why, offset or None, where)
+
+    for path, t in tensor_paths(model):
+        found = tensor_problem(t)
+        if found is not None:
+            yield error(found[1], f"{path}.{found[0]}")
+    md = model.model
+    if md is None or md.graph is None:
+        return
+    for path, g in walk_graphs(md.graph):
+        for i, sp in enumerate(g.sparse_initializers):
+            values = sp.values
+            size = 1 if values is None else ELEMENT_BYTES.get(values.data_type, 1)
+            problem = shape_problem(sp.dims, size)
+            if problem is not None:
+                name = "" if values is None else values.name
+                yield error(
+                    f"sparse tensor {name!r} has a dense shape of {problem}",
+                    f"{path}.sparse_initializers[{i}].dims",
+                )
+
+
+def check_tensors(model: OrtModel) -> None:
+    """Refuse a model with a tensor whose payload disagrees with its shape (:func:`tensor_problems`).
+
+    Raises the first such :class:`~wireplan.DecodeError`, naming the byte of
+    the .ort that holds the bad field.  :func:`load` does not check this (a
+    damaged model can still be inspected); the conversions do, before they
+    write a file onnxruntime would refuse.
+    """
+    for problem in tensor_problems(model):
+        raise problem
 
 
 def field_byte(buffer: Any, path: str) -> int:

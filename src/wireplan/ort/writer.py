@@ -41,7 +41,7 @@ from wireplan.core.atomic import SizedFile, write_group, write_sized
 from wireplan.core.buffers import MappedFile
 from wireplan.core.execute import execute, execute_file, populate
 from wireplan.core.gcpause import gc_paused
-from wireplan.core.plan import Plan, Region, check_alignment
+from wireplan.core.plan import Plan, check_alignment
 from wireplan.errors import EncodeError
 from wireplan.flatbuffers.builder import MAX_ALIGNMENT, Builder, BuildResult
 from wireplan.ort import casts, kernel_types
@@ -147,9 +147,6 @@ _ATTRIBUTE_VALUE = {
 }
 
 _DIM_VALUE = DIMENSION_VALUE_TYPE["VALUE"]
-
-#: Bytes copied between two progress reports.
-_PROGRESS_STEP = 64 << 20
 
 #: With ``external_data=True``, initializers of at least this many bytes go to the companion file.
 DEFAULT_SIZE_THRESHOLD = 1024
@@ -610,28 +607,26 @@ def _fill(
     base: int = 0,
     grand_total: int | None = None,
 ) -> None:
+    """Execute the .ort's plan into ``dest``; ``progress(done, total)`` as the bytes move,
+    counted from ``base`` of ``grand_total`` (the companion file's bytes come first)."""
     populate(dest)
     regions = result.plan.regions
     if progress is None:
         execute(regions, dest, threads=threads)
         return
-    total = sum(r.length for r in regions) if grand_total is None else grand_total
+    size = sum(r.length for r in regions if r.source is not None)
+    total = size if grand_total is None else grand_total
     done = base
     progress(done, total)
-    batch: list[Region] = []
-    size = 0
-    for r in regions:
-        batch.append(r)
-        size += r.length
-        if size >= _PROGRESS_STEP:
-            execute(batch, dest, threads=threads)
-            done += size
-            progress(done, total)
-            batch, size = [], 0
-    if batch:
-        execute(batch, dest, threads=threads)
-        done += size
+
+    def advance(n: int) -> None:
+        nonlocal done
+        done += n
         progress(done, total)
+
+    execute(regions, dest, threads=threads, progress=advance)
+    if done != base + size:  # regions whose source is empty
+        progress(base + size, total)
 
 
 def save(
@@ -656,8 +651,10 @@ def save(
     ``Tensor.raw_data`` starts at a multiple of ``alignment`` (a power of
     two, 1..65536) from the start of the file.  ``threads`` copies the
     payloads in parallel (``None``: by size; the output is the same bytes
-    either way); ``progress(done_bytes, total_bytes)`` is called as they are
-    copied.  Raises :class:`~wireplan.EncodeError` for what .ort cannot
+    either way); ``progress(done_bytes, total_bytes)`` is called on the
+    calling thread as they are copied, every 8 MiB or so
+    (:data:`wireplan.core.execute.CHUNK_BYTES`), the companion file's bytes
+    first; the .onnx is read (parsed) before the first call.  Raises :class:`~wireplan.EncodeError` for what .ort cannot
     hold (an operator without a known schema, a file past 2 GiB) before
     anything is written.  ``durable=False`` skips the fsyncs: still atomic
     against a failed or killed process, not against power loss (see
@@ -759,20 +756,22 @@ def write_pair(
     at the planned offsets; the companion becomes a hard link to it (a copy
     when linking fails), or is left alone when it is that file.
     """
-    meta_total = sum(r.length for r in result.plan.regions)
-    data_total = sum(r.length for r in data.regions)
+    meta_total = sum(r.length for r in result.plan.regions if r.source is not None)
+    data_total = sum(r.length for r in data.regions if r.source is not None)
     total = meta_total + data_total
     done = 0
 
     def advance(n: int) -> None:
         nonlocal done
         done += n
-        if progress is not None:
-            progress(done, total)
+        assert progress is not None
+        progress(done, total)
 
     def fill_data(fd: int) -> None:
-        if progress is not None:
-            progress(0, total)
+        if progress is None:
+            execute_file(data, fd, threads=threads)
+            return
+        progress(0, total)
         execute_file(data, fd, threads=threads, progress=advance)
 
     target = companion_path(path)
@@ -948,12 +947,13 @@ def convert_ort_to_ort(
     A source with external data reads its companion file; ``external_data``
     decides whether ``dst`` has one.  Other options as in :func:`save`.
     """
-    from wireplan.ort.reader import load
+    from wireplan.ort.reader import check_tensors, load
 
     format_version = check_format_version(format_version)
     check_alignment(alignment, most=MAX_ALIGNMENT)
     _check_threads(threads)
     with load(src) as om:
+        check_tensors(om)  # a DecodeError at the byte of the bad field, not an EncodeError
         if om.ort_version in _HASH_FORMATS:
             _refuse_hashed_optimizations(om)
             if om.kernel_type_str_resolver is None:
