@@ -104,10 +104,10 @@ def _loaded_once(monkeypatch: pytest.MonkeyPatch) -> None:
     real = wireplan.dsdl.load
     seen: dict[str, Any] = {}
 
-    def load(roots: Any, *, lookup: Any = ()) -> Any:
+    def load(roots: Any, *, lookup: Any = (), progress: Any = None) -> Any:
         key = repr((roots, lookup))
         if key not in seen:
-            seen[key] = real(roots, lookup=lookup)
+            seen[key] = real(roots, lookup=lookup, progress=progress)
         return seen[key]
 
     monkeypatch.setattr(wireplan.dsdl, "load", load)
@@ -416,8 +416,18 @@ _BAD = [
         ("encode", _ACCESS, "{value: {natural8: {value: [1, 256]}}}"),
         "$.value.natural8.value[1]: 256 is out of range",
     ),
-    (("encode", "uavcan.node.Heartbeet.1.0", "{}"), "no type uavcan.node.Heartbeet"),
-    (("encode", "uavcan.nodes.Heartbeat.1.0", "{}"), "no namespace 'uavcan.nodes'"),
+    (
+        ("encode", "uavcan.node.Heartbeet.1.0", "{}"),
+        "no type uavcan.node.Heartbeet; did you mean uavcan.node.Heartbeat?",
+    ),
+    (
+        ("encode", "uavcan.nodes.Heartbeat.1.0", "{}"),
+        "no namespace 'uavcan.nodes'; did you mean uavcan.node.Heartbeat?",
+    ),
+    (
+        ("decode", "uavcan.node.heartbeat", "00"),
+        "no type uavcan.node.heartbeat; did you mean uavcan.node.Heartbeat?",
+    ),
     (("encode", "acme.Thing.1.0", "{}"), "no root namespace 'acme'"),
     (
         ("encode", "uavcan.node.Heartbeat.9", "{}"),

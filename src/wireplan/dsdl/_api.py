@@ -18,7 +18,7 @@ from types import ModuleType
 from typing import Any
 
 from wireplan.core.atomic import write_bytes
-from wireplan.dsdl import runtime
+from wireplan.dsdl import _lookup, runtime
 from wireplan.dsdl._layout import TypeLayout
 from wireplan.dsdl._pycyphal import MODELS_FILE
 from wireplan.errors import EncodeError, WireplanError
@@ -34,6 +34,8 @@ __all__ = [
 ]
 
 PathLike = str | os.PathLike[str]
+#: ``progress(done, total)``: DSDL definitions read of those to read.
+Progress = Callable[[int, int], None]
 LAYOUT_FILE = "_wireplan_layout.json"
 _LOCK = threading.Lock()
 
@@ -112,7 +114,10 @@ def _staged(output: Path) -> Iterator[tuple[Path, Callable[[Iterable[str]], None
 
 
 def _write_package(
-    roots: Sequence[Path], lookup: Sequence[Path], output: Path
+    roots: Sequence[Path],
+    lookup: Sequence[Path],
+    output: Path,
+    progress: Progress | None = None,
 ) -> dict[str, TypeLayout]:
     """Generate into a staging folder inside ``output``, then swap each root package in whole.
 
@@ -125,14 +130,23 @@ def _write_package(
     whole instead, so compiling namespaces one by one into one folder keeps
     every type of every namespace.  A folder wireplan did not write is
     never touched (``WireplanError``).  A failure leaves ``output`` as it
-    was: packages already swapped are put back.
+    was: packages already swapped are put back.  ``progress``: see :func:`compile`.
     """
     from wireplan.dsdl import compiler
 
     generator = compiler.source_digest([], [])
     roots = list(roots)
+    shift = 0  # definitions read in earlier rounds, so that the count keeps growing
+    last_total = 0
+
+    def report(done: int, total: int) -> None:
+        nonlocal last_total
+        last_total = total
+        assert progress is not None
+        progress(shift + done, shift + total)
+
     while True:  # each round may promote lookup namespaces to roots, each at most once
-        types = compiler.read_types(roots, lookup)
+        types = compiler.read_types(roots, lookup, None if progress is None else report)
         files, layouts = compiler.generate(types)
         by_root: dict[str, list[dict[str, Any]]] = {}
         for lay in layouts:
@@ -160,6 +174,7 @@ def _write_package(
         ]
         if not partial:
             break
+        shift += last_total
         roots += partial  # a lookup package in output lacks types: compile that namespace whole
     models = compiler.models(types)
     with _staged(output) as (staging, swap_in):
@@ -185,7 +200,12 @@ def _write_package(
 C_BUILD_FILE = "_wireplan_c.json"
 
 
-def _write_c(roots: Sequence[Path], lookup: Sequence[Path], output: Path) -> None:
+def _write_c(
+    roots: Sequence[Path],
+    lookup: Sequence[Path],
+    output: Path,
+    progress: Progress | None = None,
+) -> None:
     """Write the C headers of ``roots`` (and of the lookup types they use) into ``output``.
 
     A compiled root's folder is replaced whole (no stale headers); the
@@ -198,7 +218,7 @@ def _write_c(roots: Sequence[Path], lookup: Sequence[Path], output: Path) -> Non
     from wireplan.dsdl.compiler.emit_c import SUPPORT_HEADER, generate_c
     from wireplan.dsdl.compiler.plan_c import annotate
 
-    types = compiler.read_types(roots, lookup)
+    types = compiler.read_types(roots, lookup, progress)
     files, cplans = generate_c(types)
     layouts: dict[str, list[dict[str, Any]]] = {}
     for plan in compiler.plans(types):
@@ -247,6 +267,7 @@ def compile(
     lookup: PathLike | Iterable[PathLike] = (),
     output: PathLike,
     language: str = "python",
+    progress: Progress | None = None,
 ) -> Path:
     """Compile the DSDL root namespaces into an importable package under ``output``.
 
@@ -266,19 +287,28 @@ def compile(
     every type of every namespace stays importable.  A folder that wireplan
     did not write is never touched, and a failed compile leaves the
     previous packages in place.
+    ``progress(done, total)``, when given, is called on this thread as the
+    definitions (``.dsdl`` files: types and services) of the roots are read,
+    first with ``done`` 0, last with ``done == total``; reading them (pydsdl)
+    is most of a compile's time (``wireplan dsdl`` draws it on a terminal).
     Raises :class:`~wireplan.dsdl.compiler.CompileError` (a
-    :class:`~wireplan.WireplanError`) on DSDL that pydsdl rejects.
+    :class:`~wireplan.WireplanError`) on DSDL that pydsdl rejects (for a
+    folder that holds root namespaces instead of being one, a line that
+    names the folder to pass), and ``WireplanError`` for a root folder
+    without a ``.dsdl`` file.
     """
     if language not in LANGUAGES:
         raise WireplanError(f"unknown language {language!r}: choose one of {', '.join(LANGUAGES)}")
     roots, lookups = _paths(root_namespace_dirs), _paths(lookup)
     _check_dirs([*roots, *lookups])
+    _lookup.check_roots(roots)  # an empty folder is an error, not an empty package
     out = Path(output)
     out.mkdir(parents=True, exist_ok=True)
-    if language == "c":
-        _write_c(roots, lookups, out)
-    else:
-        _write_package(roots, lookups, out)
+    with _lookup.hinted([*roots, *lookups]):  # a folder that holds the namespaces: say which
+        if language == "c":
+            _write_c(roots, lookups, out, progress)
+        else:
+            _write_package(roots, lookups, out, progress)
     return out
 
 
@@ -314,6 +344,7 @@ def load(
     root_namespace_dirs: PathLike | Iterable[PathLike],
     *,
     lookup: PathLike | Iterable[PathLike] = (),
+    progress: Progress | None = None,
 ) -> Any:
     """Compile (only if a source changed) into the cache and import.
 
@@ -325,9 +356,13 @@ def load(
     ``$WIREPLAN_CACHE_DIR`` or ``$XDG_CACHE_HOME/wireplan/dsdl`` (default
     ``~/.cache/wireplan/dsdl``); an entry is written in a temporary folder
     and renamed into place, so a crash never leaves a half-written entry.
+    ``progress(done, total)``: called only when the namespaces are compiled
+    (a cache miss, a first use: seconds for ``uavcan``), as in :func:`compile`;
+    never when the cache has them.
     """
     roots, lookups = _paths(root_namespace_dirs), _paths(lookup)
     _check_dirs([*roots, *lookups])
+    _lookup.check_roots(roots)
     from wireplan.dsdl import compiler
 
     digest = compiler.source_digest(roots, lookups)
@@ -338,7 +373,8 @@ def load(
             base.mkdir(parents=True, exist_ok=True)
             tmp = Path(tempfile.mkdtemp(prefix=f".{digest}.", dir=base))
             try:
-                _write_package(roots, lookups, tmp)
+                with _lookup.hinted([*roots, *lookups]):
+                    _write_package(roots, lookups, tmp, progress)
                 write_bytes(tmp / "__init__.py", b'"""wireplan DSDL cache entry."""\n')
                 try:
                     os.rename(tmp, entry)
@@ -373,7 +409,12 @@ def layout(
 
     ``type_`` is a generated class (the report compiled with it is read, no
     pydsdl needed), or a full name such as ``"uavcan.node.Heartbeat.1.0"``
-    together with the namespace folders to read it from.
+    together with the namespace folders to read it from.  A name is read as
+    ``wireplan dsdl`` reads it: without a version the newest
+    (``"uavcan.node.Heartbeat"``), without a minor the newest of that major;
+    a name not found is one line with the closest known name ("did you
+    mean").  The type's root namespace may be among ``lookup`` too: the
+    first folder of that root name is read, the others are its lookups.
     """
     if _is_generated(type_):
         module = sys.modules[type_.__module__]
@@ -392,12 +433,18 @@ def layout(
 
     roots, lookups = _paths(root_namespace_dirs), _paths(lookup)
     _check_dirs([*roots, *lookups])
-    types = compiler.read_types(roots, lookups)
-    wanted = compiler.find_type(types, type_)
+    pool = [*roots, *lookups]
+    name = _lookup.resolve(type_, pool)  # the newest version, or "did you mean"
+    root = name.split(".")[0]
+    mine = next(d for d in pool if _root_name(d) == root)
+    others = [d for d in pool if _root_name(d) != root]
+    with _lookup.hinted(pool):
+        types = compiler.read_types([mine], others)
+    wanted = compiler.find_type(types, name)
     for lay in compiler.analyse([wanted], c=True):
-        if lay.name == type_:
+        if lay.name == name:
             return lay
-    raise WireplanError(f"{type_} is a service: ask for its Request or Response")
+    raise WireplanError(f"{name} is a service: ask for its Request or Response")
 
 
 def serialize(obj: Any) -> bytes:

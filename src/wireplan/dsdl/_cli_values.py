@@ -9,22 +9,28 @@ from typing import Any, BinaryIO, TextIO
 
 from wireplan.errors import WireplanError
 
-__all__ = ["register"]
+__all__ = ["ROOTS_HELP", "register"]
 
-_ROOTS_HELP = (
+ROOTS_HELP = (
     "DSDL root namespaces come from --lookup DIR (repeatable; a root namespace folder such as "
     "public_regulated_data_types/uavcan) and from CYPHAL_PATH (folders separated by "
     f"{os.pathsep!r} or ';', each holding root namespaces as subfolders, as for pycyphal and "
     "yakut).  TYPE is a full name, uavcan.node.Heartbeat.1.0; without a version the newest "
-    "is used; a service's halves are uavcan.register.Access.Request.1.0 and ...Response.1.0."
+    "is used, without a minor the newest of that major; a service's halves are "
+    "uavcan.register.Access.Request.1.0 and ...Response.1.0."
 )
 
 
 def _class(args: argparse.Namespace) -> Any:
-    from wireplan.dsdl import values
+    from wireplan.dsdl import _lookup, values
 
-    dirs = values.namespace_dirs(args.lookup or (), os.environ.get("CYPHAL_PATH"))
-    return values.find_class(args.type, dirs)
+    dirs = _lookup.namespaces(args.lookup or ())
+    name = _lookup.resolve(args.type, dirs)  # "did you mean", before anything is compiled
+    from wireplan.core.progress import announced
+
+    root = name.split(".")[0]
+    with announced(f"compiling {root}", "type") as progress:  # the first use of a namespace
+        return values.find_class(args.type, dirs, progress=progress)
 
 
 def _binary(stream: TextIO) -> BinaryIO:
@@ -74,7 +80,7 @@ def register(sub: Any) -> None:
         "encode",
         help="serialize a value (JSON or YAML) of a DSDL type, print hex",
         description="Serialize VALUE, given as JSON or YAML (yakut's flow style works: "
-        "'{health: {value: 1}}'), and print the bytes as hex.  " + _ROOTS_HELP,
+        "'{health: {value: 1}}'), and print the bytes as hex.  " + ROOTS_HELP,
     )
     enc.add_argument("type", metavar="TYPE", help="e.g. uavcan.node.Heartbeat.1.0")
     enc.add_argument("value", metavar="VALUE", help="JSON or YAML; - reads it from stdin")
@@ -86,7 +92,7 @@ def register(sub: Any) -> None:
         "decode",
         help="deserialize hex (or raw bytes) as a DSDL type, print YAML or JSON",
         description="Deserialize the bytes given as hex and print the value: YAML on a "
-        "terminal, JSON (one line) when piped, as yakut does.  " + _ROOTS_HELP,
+        "terminal, JSON (one line) when piped, as yakut does.  " + ROOTS_HELP,
     )
     dec.add_argument("type", metavar="TYPE", help="e.g. uavcan.node.Heartbeat.1.0")
     dec.add_argument("input", metavar="HEX", help="the bytes as hex; - reads them from stdin")

@@ -8,26 +8,56 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
+from wireplan.errors import WireplanError
+
 __all__ = ["EXAMPLE", "demo", "register"]
 
 EXAMPLE = Path(__file__).resolve().parent / "example" / "demo"
 
 
-def _cmd_layout(args: argparse.Namespace, out: TextIO) -> int:
-    from wireplan.dsdl import layout
+class _DirAndType(argparse.Action):
+    """``[DIR] TYPE``: ``layout TYPE`` (types from --lookup / CYPHAL_PATH), or ``layout DIR TYPE``."""
 
-    report = layout(args.type, [args.dir], lookup=args.lookup or ())
+    def __call__(
+        self, parser: argparse.ArgumentParser, namespace: Any, values: Any, option: Any = None
+    ) -> None:
+        if len(values) > 2:
+            parser.error(f"takes TYPE or DIR TYPE, not {len(values)} arguments")
+        namespace.dir = values[0] if len(values) == 2 else None
+        namespace.type = values[-1]
+
+
+def _cmd_layout(args: argparse.Namespace, out: TextIO) -> int:
+    from wireplan.dsdl import _lookup, layout
+
+    roots = [Path(args.dir)] if args.dir is not None else []
+    lookups = _lookup.namespaces(args.lookup or (), exclude=[p.resolve().name for p in roots])
+    if not roots and not lookups:
+        raise WireplanError(_lookup.NO_NAMESPACES)
+    report = layout(args.type, roots, lookup=lookups)
     print(report.render(), file=out)
     return 0
 
 
 def _cmd_compile(args: argparse.Namespace, out: TextIO) -> int:
-    from wireplan.dsdl import compile
+    from wireplan.dsdl import _lookup, compile
 
     start = time.perf_counter()
-    target = compile(
-        args.dirs, lookup=args.lookup or (), output=args.output, language=args.language
+    from wireplan.core.progress import announced
+
+    names = ", ".join(Path(d).resolve().name for d in args.dirs)
+    # --lookup, then CYPHAL_PATH: the namespaces the roots may use (not the roots themselves)
+    lookups = _lookup.namespaces(
+        args.lookup or (), exclude=[Path(d).resolve().name for d in args.dirs]
     )
+    with announced(f"compiling {names}", "type") as progress:
+        target = compile(
+            args.dirs,
+            lookup=lookups,
+            output=args.output,
+            language=args.language,
+            progress=progress,
+        )
     if args.language == "c":
         mark = "_wireplan_c.json"
         what = "C headers"
@@ -52,15 +82,26 @@ def register(subparsers: Any) -> None:
     )
     sub = dsdl.add_subparsers(dest="dsdl_command", metavar="SUBCOMMAND")
     sub.required = True
+    from wireplan.dsdl import _cli_values
 
     lay = sub.add_parser(
         "layout",
+        usage="%(prog)s [-h] [--lookup DIR] [DIR] TYPE",
         help="offsets and serializer strategy of each field of a type",
-        description="Print, for each field, its possible bit offsets and the strategy chosen.",
+        description="Print, for each field, its possible bit offsets and the strategy chosen.  "
+        + _cli_values.ROOTS_HELP,
     )
-    lay.add_argument("dir", help="root namespace folder, e.g. public_regulated_data_types/uavcan")
-    lay.add_argument("type", help="full type name with version, e.g. uavcan.node.Heartbeat.1.0")
-    lay.add_argument("--lookup", action="append", metavar="DIR", help="namespace it depends on")
+    lay.add_argument(
+        "names",
+        nargs="+",
+        action=_DirAndType,
+        metavar="[DIR] TYPE",
+        help="the type, e.g. uavcan.node.Heartbeat (newest version) or uavcan.node.Heartbeat.1.0, "
+        "from --lookup / CYPHAL_PATH; or a root namespace folder DIR, then the type",
+    )
+    lay.add_argument(
+        "--lookup", action="append", metavar="DIR", help="a root namespace folder (repeatable)"
+    )
     lay.set_defaults(handler=_cmd_layout)
 
     comp = sub.add_parser(
@@ -69,8 +110,18 @@ def register(subparsers: Any) -> None:
         description="Generate Python packages (one per root namespace) into OUT, or C11 headers "
         "with nunavut 3.1's API (--language c).",
     )
-    comp.add_argument("dirs", nargs="+", metavar="DIR", help="root namespace folder(s)")
-    comp.add_argument("--lookup", action="append", metavar="DIR", help="namespace they depend on")
+    comp.add_argument(
+        "dirs",
+        nargs="+",
+        metavar="DIR",
+        help="root namespace folder(s) to compile, e.g. .../uavcan",
+    )
+    comp.add_argument(
+        "--lookup",
+        action="append",
+        metavar="DIR",
+        help="a root namespace folder they use (repeatable); CYPHAL_PATH adds more",
+    )
     comp.add_argument("-o", "--output", required=True, metavar="OUT", help="output folder")
     comp.add_argument(
         "--language",
@@ -79,8 +130,6 @@ def register(subparsers: Any) -> None:
         help="python (default): importable packages; c: C11 headers (docs/dsdl-c.md)",
     )
     comp.set_defaults(handler=_cmd_compile)
-
-    from wireplan.dsdl import _cli_values
 
     _cli_values.register(sub)
 

@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from wireplan.core.extras import door
 from wireplan.errors import EncodeError, WireplanError
 
 __all__ = [
@@ -110,7 +111,7 @@ def _is_class(obj: Any) -> bool:
     return isinstance(obj, type) and hasattr(obj, "_FIELDS_") and hasattr(obj, "_FULL_NAME_")
 
 
-def find_class(name: str, dirs: Sequence[Path]) -> Any:
+def find_class(name: str, dirs: Sequence[Path], progress: Any = None) -> Any:
     """The generated class of the type ``name`` from the root namespaces ``dirs``.
 
     ``name`` is a full name with ``.`` (or ``/``, ``\\``) between the parts;
@@ -118,7 +119,8 @@ def find_class(name: str, dirs: Sequence[Path]) -> Any:
     of that major.  A service's halves are ``NAME.Request[.M.m]`` or
     ``NAME.M.m.Request``.  The root namespace of the type is compiled with
     the others as lookup namespaces (``wireplan.dsdl.load``, cached); the
-    first folder of a given root name wins.
+    first folder of a given root name wins.  ``progress(done, total)``: as
+    for :func:`wireplan.dsdl.load` (called only when the root is compiled).
     """
     namespace, short, major, minor, half = _parse_name(name)
     by_root: dict[str, Path] = {}
@@ -136,7 +138,7 @@ def find_class(name: str, dirs: Sequence[Path]) -> Any:
     from wireplan.dsdl import load
 
     lookups = [d for r, d in by_root.items() if r != root]
-    module: Any = load(by_root[root], lookup=lookups)
+    module: Any = load(by_root[root], lookup=lookups, progress=progress)
     for i, part in enumerate(namespace[1:], 1):
         child = getattr(module, part, None)
         if not isinstance(child, ModuleType):
@@ -191,12 +193,8 @@ def parse_text(text: str, what: str = "VALUE") -> Any:
         return json.loads(text)
     except ValueError:
         pass
-    try:
+    with door("wireplan.dsdl", "yaml", "dsdl"):  # only for text that is not JSON
         import yaml
-    except ImportError:  # pragma: no cover - pyyaml is part of the dsdl extra
-        raise WireplanError(
-            f"{what} is not JSON, and reading YAML needs PyYAML: pip install 'wireplan[dsdl]'"
-        ) from None
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:
@@ -506,7 +504,8 @@ def dump_json(data: Any) -> str:
 @functools.cache
 def _yaml_dumper() -> Any:
     """A SafeDumper that writes lists of scalars in flow style, everything else in block style."""
-    import yaml
+    with door("wireplan.dsdl", "yaml", "dsdl"):
+        import yaml
 
     def represent_list(dumper: Any, items: list[Any]) -> Any:
         flow = all(not isinstance(v, dict | list) for v in items)
@@ -519,7 +518,8 @@ def _yaml_dumper() -> Any:
 
 def dump_yaml(data: Any) -> str:
     """Block-style YAML with lists of scalars on one line (``value: [1, 2, 3]``), no final newline."""
-    import yaml
+    with door("wireplan.dsdl", "yaml", "dsdl"):
+        import yaml
 
     text: str = yaml.dump(
         data,
