@@ -119,7 +119,7 @@ def test_inspect_sums_up_a_folder_and_a_glob(tmp_path: Path) -> None:
     inspect_shards(tmp_path, out)
     text = out.getvalue()
     size = sum(Path(p).stat().st_size for p in paths)
-    assert f"{len(paths)} EValue record files, {size} bytes, 30 records" in text
+    assert f"{len(paths)} EValue record files, {size:,} bytes, 30 records" in text
     assert "60 values (Int 30, Tensor 30); 960 tensor data bytes" in text
     out = io.StringIO()
     assert main(["inspect", str(tmp_path / "part-0000[01].evr")], out=out) == 0
