@@ -52,12 +52,12 @@ import shlex
 import shutil
 import subprocess
 import sys
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+import ptyrun
 from docs_fixtures import build
 
 REPO = Path(__file__).resolve().parents[1]
@@ -319,45 +319,7 @@ def classify(text: str) -> tuple[str, str]:
 
 def _run_tty(script: str, cwd: Path, env: dict[str, str]) -> tuple[int, str, str]:
     """Run ``script`` in bash with stdout on a terminal; (exit code, stdout, stderr)."""
-    master, slave = os.openpty()
-    chunks: list[bytes] = []
-
-    def pump() -> None:
-        while True:
-            try:
-                data = os.read(master, 65536)
-            except OSError:  # EIO: every writer has closed the terminal
-                return
-            if not data:
-                return
-            chunks.append(data)
-
-    try:
-        proc = subprocess.Popen(
-            ["bash", "-c", script],
-            stdin=subprocess.DEVNULL,
-            stdout=slave,
-            stderr=subprocess.PIPE,
-            cwd=cwd,
-            env=env,
-        )
-        os.close(slave)
-        slave = -1
-        reader = threading.Thread(target=pump, daemon=True)
-        reader.start()
-        try:
-            _, err = proc.communicate(timeout=TIMEOUT)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.communicate()
-            raise
-        reader.join(TIMEOUT)
-    finally:
-        if slave >= 0:
-            os.close(slave)
-        os.close(master)
-    out = b"".join(chunks).decode(errors="replace").replace("\r\n", "\n")
-    return proc.returncode, out, err.decode(errors="replace")
+    return ptyrun.run(["bash", "-c", script], terminal="stdout", cwd=cwd, env=env, timeout=TIMEOUT)
 
 
 def c_files(page: Path) -> dict[str, str]:

@@ -19,6 +19,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import ptyrun
 from wireplan.cli import main
 from wireplan.dsdl import values as dsdl_values
 
@@ -336,27 +337,8 @@ def test_piped_prints_json_and_raw_pipes() -> None:
 
 @pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs a pseudo-terminal (POSIX)")
 def test_terminal_prints_yaml() -> None:
-    primary, secondary = os.openpty()
-    try:
-        proc = subprocess.Popen(
-            _command(*_HB), stdout=secondary, stderr=subprocess.PIPE, env=_env()
-        )
-        os.close(secondary)
-        chunks = []
-        while True:
-            try:
-                chunk = os.read(primary, 4096)
-            except OSError:  # EIO: the child closed the terminal
-                break
-            if not chunk:
-                break
-            chunks.append(chunk)
-        assert proc.wait(timeout=120) == 0, proc.stderr.read() if proc.stderr else ""
-    finally:
-        os.close(primary)
-        if proc.stderr:
-            proc.stderr.close()
-    text = b"".join(chunks).decode().replace("\r\n", "\n")
+    code, text, err = ptyrun.run(_command(*_HB), terminal="stdout", env=_env(), timeout=120)
+    assert code == 0, err
     assert text == (
         "uptime: 5\nhealth:\n  value: 1\nmode:\n  value: 0\nvendor_specific_status_code: 0\n"
     )

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import logging
 import os
-import pty
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+import ptyrun
 import wireplan.dsdl as dsdl
 
 from ._support import REPO
@@ -118,25 +118,7 @@ def _encode(demo: Path, base: Path, cache: Path, tty: bool) -> tuple[int, str, s
     if not tty:
         done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
         return done.returncode, done.stdout, done.stderr
-    parent, child = pty.openpty()
-    try:
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=child, env=env)
-        os.close(child)
-        err = bytearray()
-        while True:
-            try:
-                chunk = os.read(parent, 65536)
-            except OSError:  # EIO: the child closed the terminal
-                break
-            if not chunk:
-                break
-            err += chunk
-        assert proc.stdout is not None
-        out = proc.stdout.read().decode()
-        proc.stdout.close()
-        return proc.wait(timeout=300), out, err.decode(errors="replace")
-    finally:
-        os.close(parent)
+    return ptyrun.run(cmd, terminal="stderr", env=env)
 
 
 def test_first_encode_says_it_compiles_on_a_terminal(tmp_path: Path) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import pty
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +13,7 @@ from typing import Any
 import onnx
 import pytest
 
+import ptyrun
 from ort_write import models
 from wireplan import ort
 from wireplan.core.execute import CHUNK_BYTES
@@ -111,22 +111,8 @@ def _convert_cli(args: list[str], tty: bool) -> tuple[int, bytes]:
     if not tty:
         done = subprocess.run(cmd, capture_output=True, env=env, timeout=300)
         return done.returncode, done.stderr
-    parent, child = pty.openpty()
-    try:
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=child, env=env)
-        os.close(child)
-        out = bytearray()
-        while True:
-            try:
-                chunk = os.read(parent, 65536)
-            except OSError:  # EIO: the child closed the terminal
-                break
-            if not chunk:
-                break
-            out += chunk
-        return proc.wait(timeout=300), bytes(out)
-    finally:
-        os.close(parent)
+    code, _, err = ptyrun.run(cmd, terminal="stderr", env=env)
+    return code, err.encode()
 
 
 @pytest.mark.parametrize(
