@@ -108,7 +108,7 @@ def test_nested_delimited_and_unions_are_calls() -> None:
 def test_layout_by_name_matches_layout_of_class(wp_public: dict[str, ModuleType]) -> None:
     by_name = layout("uavcan.node.Heartbeat.1.0", UAVCAN)
     assert by_name == layout(wp_public["uavcan"].node.Heartbeat_1_0)
-    with pytest.raises(Exception, match="no type uavcan.node.Nope"):
+    with pytest.raises(Exception, match=r"no type uavcan\.node\.Nope"):
         layout("uavcan.node.Nope.1.0", UAVCAN)
 
 

@@ -1521,7 +1521,9 @@ def _wire_fields(
             value = pos
             pos += 8 if wire == 1 else 4
             if pos > end:
-                raise _WireError(start, f"{field}: a fixed-size value cut off by the end (byte {end})")
+                raise _WireError(
+                    start, f"{field}: a fixed-size value cut off by the end (byte {end})"
+                )
         elif wire == 2:
             length, value = _read_varint(data, pos, end)
             if value + length > end:
