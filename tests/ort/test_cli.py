@@ -205,15 +205,15 @@ def test_a_truncated_onnx_through_the_real_command(tmp_path: Path) -> None:
 
 def test_read_onnx_errors() -> None:
     from wireplan import DecodeError
-    from wireplan.ort.onnx_bridge import _wire_problem
+    from wireplan.ort.protowire import framing_problem
 
     # A varint key that never ends, a length past the end, an end-group without its start.
-    assert _wire_problem(b"\xff" * 12) == (0, "$", "a varint longer than 10 bytes")
-    found = _wire_problem(b"\x08\x08\x3a\x05\x0a\x01")
+    assert framing_problem(b"\xff" * 12) == (0, "$", "a varint longer than 10 bytes")
+    found = framing_problem(b"\x08\x08\x3a\x05\x0a\x01")
     assert found is not None and found[0] == 3 and "graph (field 7) declares 5 bytes" in found[2]
-    found = _wire_problem(b"\x08\x08\x3a\x04\x0a\x05\x0a\x00")
+    found = framing_problem(b"\x08\x08\x3a\x04\x0a\x05\x0a\x00")
     assert found is not None and found[:2] == (5, "$.graph") and "node (field 1)" in found[2]
-    assert _wire_problem(b"\x08\x08") is None
+    assert framing_problem(b"\x08\x08") is None
     assert issubclass(DecodeError, ValueError)
 
 

@@ -1,0 +1,189 @@
+"""Protobuf's wire format read and written without protobuf: varints, field framing, and where
+a damaged .onnx breaks.
+
+:mod:`wireplan.ort.onnx_bridge` parses with onnx; this module looks at the bytes themselves,
+for what protobuf does not say: the offset and path of the first framing problem of a file
+protobuf refused (:func:`framing_problem`), where each ``raw_data`` lies in the file
+(:func:`raw_data_spans`), and the keys and lengths of the pieces the streamed writer emits
+(:func:`varint`).  It imports no onnx.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+
+__all__ = ["WireError", "framing_problem", "raw_data_spans", "varint"]
+
+
+def varint(n: int) -> bytes:
+    """``n`` (at least 0) as a protobuf varint."""
+    out = bytearray()
+    while True:
+        byte = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+#: The message-typed fields of the ONNX messages the framing scan descends into:
+#: ``{message: {field number: (field name, message or None)}}``.  Other fields are skipped whole.
+_ONNX_MESSAGES: dict[str, dict[int, tuple[str, str | None]]] = {
+    "ModelProto": {
+        7: ("graph", "GraphProto"),
+        8: ("opset_import", None),
+        14: ("metadata_props", None),
+        25: ("functions", "FunctionProto"),
+    },
+    "GraphProto": {
+        1: ("node", "NodeProto"),
+        5: ("initializer", "TensorProto"),
+        11: ("input", None),
+        12: ("output", None),
+        13: ("value_info", None),
+        15: ("sparse_initializer", "SparseTensorProto"),
+    },
+    "FunctionProto": {7: ("node", "NodeProto")},
+    "NodeProto": {5: ("attribute", "AttributeProto")},
+    "AttributeProto": {
+        5: ("t", "TensorProto"),
+        6: ("g", "GraphProto"),
+        10: ("tensors", "TensorProto"),
+        11: ("graphs", "GraphProto"),
+        22: ("sparse_tensor", "SparseTensorProto"),
+        23: ("sparse_tensors", "SparseTensorProto"),
+    },
+    "SparseTensorProto": {1: ("values", "TensorProto"), 2: ("indices", "TensorProto")},
+    "TensorProto": {9: ("raw_data", None), 13: ("external_data", None)},
+}
+#: Repeated fields, indexed in paths (``$.graph.node[3]``).
+_REPEATED = frozenset(
+    {"opset_import", "metadata_props", "functions", "node", "initializer", "input", "output"}
+    | {"value_info", "sparse_initializer", "attribute", "tensors", "graphs", "sparse_tensors"}
+    | {"external_data"}
+)
+
+
+class WireError(Exception):
+    def __init__(self, offset: int, reason: str) -> None:
+        super().__init__(reason)
+        self.offset = offset
+        self.reason = reason
+
+
+def _read_varint(data: bytes, pos: int, end: int) -> tuple[int, int]:
+    """The varint at ``pos`` and the position after it; WireError where it breaks."""
+    value = shift = 0
+    for i in range(pos, min(end, pos + 10)):
+        byte = data[i]
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if byte < 0x80:
+            return value, i + 1
+    if end - pos >= 10:
+        raise WireError(pos, "a varint longer than 10 bytes")
+    raise WireError(pos, f"a varint cut off by the end of its message (byte {end})")
+
+
+def _wire_fields(
+    data: bytes, pos: int, end: int, names: Mapping[int, tuple[str, str | None]]
+) -> Iterator[tuple[int, int, int, int, int]]:
+    """``(field number, wire type, field start, value start, value end)`` of a message's fields.
+
+    Checks the framing only (keys, varints, lengths inside the enclosing message), as
+    protobuf does before it looks at a value; raises :class:`WireError` at the bad byte.
+    ``names`` names fields in messages.
+    """
+    groups: list[tuple[int, int]] = []
+    while pos < end:
+        start = pos
+        key, pos = _read_varint(data, pos, end)
+        number, wire = key >> 3, key & 7
+        field = f"{names[number][0]} (field {number})" if number in names else f"field {number}"
+        if number == 0:
+            raise WireError(start, "a field number 0 (no message has one)")
+        if wire == 0:
+            _, pos = _read_varint(data, pos, end)
+            value = pos
+        elif wire in (1, 5):
+            value = pos
+            pos += 8 if wire == 1 else 4
+            if pos > end:
+                raise WireError(
+                    start, f"{field}: a fixed-size value cut off by the end (byte {end})"
+                )
+        elif wire == 2:
+            length, value = _read_varint(data, pos, end)
+            if value + length > end:
+                beyond = (
+                    f"the file ({end} bytes)" if end == len(data) else f"its message (byte {end})"
+                )
+                raise WireError(pos, f"{field} declares {length} bytes, past the end of {beyond}")
+            pos = value + length
+        elif wire == 3:
+            groups.append((number, start))
+            continue
+        elif wire == 4:
+            if not groups or groups[-1][0] != number:
+                raise WireError(start, f"{field}: an end-group key without its start")
+            groups.pop()
+            continue
+        else:
+            raise WireError(start, f"{field}: wire type {wire}, which protobuf has not")
+        if not groups:
+            yield number, wire, start, value, pos
+    if groups:
+        raise WireError(groups[-1][1], f"field {groups[-1][0]}: a group that never ends")
+
+
+def framing_problem(
+    data: bytes, message: str = "ModelProto", pos: int = 0, end: int | None = None, path: str = "$"
+) -> tuple[int, str, str] | None:
+    """The first framing problem of ``data`` as ``(offset, path, why)``, in document order.
+
+    Descends into the fields of :data:`_ONNX_MESSAGES`; None when the framing it reads
+    is sound (protobuf refused something else).
+    """
+    end = len(data) if end is None else end
+    known = _ONNX_MESSAGES.get(message, {})
+    counts: dict[int, int] = {}
+    try:
+        for number, wire, _, value, stop in _wire_fields(data, pos, end, known):
+            name, sub = known.get(number, (None, None))
+            if name is None or wire != 2:
+                continue
+            i = counts.get(number, 0)
+            counts[number] = i + 1
+            if sub is not None:
+                where = f"{path}.{name}" + (f"[{i}]" if name in _REPEATED else "")
+                found = framing_problem(data, sub, value, stop, where)
+                if found is not None:
+                    return found
+    except WireError as exc:
+        return exc.offset, path, exc.reason
+    return None
+
+
+def raw_data_spans(
+    data: bytes, message: str = "ModelProto", pos: int = 0, end: int | None = None
+) -> Iterator[tuple[str, int, int]]:
+    """``(tensor name, offset, length)`` of every non-empty ``TensorProto.raw_data``, in order."""
+    end = len(data) if end is None else end
+    known = _ONNX_MESSAGES.get(message, {})
+    name, span = "", None
+    for number, wire, _, value, stop in _wire_fields(data, pos, end, known):
+        if wire != 2:
+            continue
+        if message == "TensorProto":
+            if number == 8:
+                name = data[value:stop].decode("utf-8", "replace")
+            elif number == 9 and stop > value:
+                span = value, stop - value
+            continue
+        sub = known.get(number, (None, None))[1]
+        if sub is not None:
+            yield from raw_data_spans(data, sub, value, stop)
+    if span is not None:
+        yield name, *span
