@@ -32,8 +32,10 @@ __all__ = [
     "check_roots",
     "held_roots",
     "hinted",
+    "namespace_dirs",
     "namespaces",
     "parent_hint",
+    "parse_name",
     "resolve",
     "type_names",
 ]
@@ -43,6 +45,53 @@ _FILE = re.compile(
     r"(?:\d+\.)?(?P<short>[A-Za-z_][A-Za-z0-9_]*)\.(?P<major>\d+)\.(?P<minor>\d+)\.dsdl"
 )
 NO_NAMESPACES = "no DSDL namespaces: give --lookup DIR or set CYPHAL_PATH"
+
+
+def namespace_dirs(lookup: Iterable[str | os.PathLike[str]], cyphal_path: str | None) -> list[Path]:
+    """Root namespace folders: each ``lookup`` folder, then those found through ``cyphal_path``.
+
+    ``cyphal_path`` is the ``CYPHAL_PATH`` variable as pycyphal and yakut
+    read it: folders separated by ``os.pathsep`` or ``;``, each holding root
+    namespaces as subfolders (``public_regulated_data_types`` holds
+    ``uavcan`` and ``reg``).  Subfolders that are not identifiers or hold no
+    ``.dsdl`` file are left out.
+    """
+    dirs: list[Path] = []
+    for item in lookup:
+        folder = Path(item)
+        if not folder.is_dir():
+            raise WireplanError(f"--lookup {folder}: not a folder")
+        dirs.append(folder)
+    for entry in (cyphal_path or "").replace(os.pathsep, ";").split(";"):
+        if not entry.strip():
+            continue
+        parent = Path(entry.strip())
+        if not parent.is_dir():
+            continue  # as pycyphal: a stale entry is not an error
+        for sub in sorted(parent.iterdir()):
+            if sub.is_dir() and _IDENT.fullmatch(sub.name) and next(sub.rglob("*.dsdl"), None):
+                dirs.append(sub)
+    return dirs
+
+
+def parse_name(name: str) -> tuple[list[str], str, int | None, int | None, str | None]:
+    """``(namespace, short name, major, minor, "Request" / "Response" / None)`` of a type name."""
+    parts = re.split(r"[./\\]", name)
+    if not all(parts):
+        raise WireplanError(f"{name!r}: not a DSDL type name (uavcan.node.Heartbeat.1.0)")
+    half = None
+    if parts[-1] in ("Request", "Response") and len(parts) > 1 and parts[-2].isdigit():
+        half = parts.pop()  # uavcan.register.Access.1.0.Request, as the Python class path reads
+    numbers: list[int] = []
+    while parts and parts[-1].isdigit() and len(numbers) < 2:
+        numbers.insert(0, int(parts.pop()))
+    if half is None and len(parts) > 2 and parts[-1] in ("Request", "Response"):
+        half = parts.pop()
+    if len(parts) < 2 or not all(_IDENT.fullmatch(p) for p in parts):
+        raise WireplanError(f"{name!r}: not a DSDL type name (uavcan.node.Heartbeat.1.0)")
+    major = numbers[0] if numbers else None
+    minor = numbers[1] if len(numbers) > 1 else None
+    return parts[:-1], parts[-1], major, minor, half
 
 
 def _name(folder: Path) -> str:
@@ -61,12 +110,11 @@ def namespaces(
 ) -> list[Path]:
     """The root namespace folders of ``--lookup`` then of ``cyphal_path``; one per root name.
 
-    ``cyphal_path`` is ``CYPHAL_PATH`` as :func:`wireplan.dsdl.values.namespace_dirs`
+    ``cyphal_path`` is ``CYPHAL_PATH`` as :func:`namespace_dirs`
     reads it (``None``: read the environment).  The first folder of a root
     name wins, and root names in ``exclude`` (the roots being compiled) are
     left out.
     """
-    from wireplan.dsdl.values import namespace_dirs
 
     if cyphal_path is None:
         cyphal_path = os.environ.get("CYPHAL_PATH")
@@ -183,9 +231,8 @@ def resolve(name: str, dirs: Sequence[Path]) -> str:
     ``uavcan.node.Heartbeat.1.0``, ``uavcan.register.Access.Request.1.0``.
     A name that is not there is one line, with the closest known name.
     """
-    from wireplan.dsdl.values import _parse_name
 
-    namespace, short, major, minor, half = _parse_name(name)
+    namespace, short, major, minor, half = parse_name(name)
     if not dirs:
         raise WireplanError(NO_NAMESPACES)
     known = type_names(dirs)

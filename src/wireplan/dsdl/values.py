@@ -23,11 +23,10 @@ from __future__ import annotations
 import functools
 import json
 import math
-import os
 import re
 import string
 import struct
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -35,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from wireplan.core.extras import door
+from wireplan.dsdl._lookup import namespace_dirs, parse_name
 from wireplan.errors import EncodeError, WireplanError
 
 __all__ = [
@@ -50,7 +50,6 @@ __all__ = [
 
 Kind = tuple[Any, ...]  # a field kind of ``_FIELDS_`` (see wireplan.dsdl.runtime)
 
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _VERSIONED = re.compile(r"(?P<short>[A-Za-z_][A-Za-z0-9_]*)_(?P<major>\d+)_(?P<minor>\d+)")
 _PRINTABLE = frozenset(string.printable.encode())
 _PACK = {16: struct.Struct("<e").pack, 32: struct.Struct("<f").pack, 64: struct.Struct("<d").pack}
@@ -58,53 +57,6 @@ _NP_FLOAT = {16: np.float16, 32: np.float32}
 
 
 # ---------------------------------------------------------------- where the types are
-
-
-def namespace_dirs(lookup: Iterable[str | os.PathLike[str]], cyphal_path: str | None) -> list[Path]:
-    """Root namespace folders: each ``lookup`` folder, then those found through ``cyphal_path``.
-
-    ``cyphal_path`` is the ``CYPHAL_PATH`` variable as pycyphal and yakut
-    read it: folders separated by ``os.pathsep`` or ``;``, each holding root
-    namespaces as subfolders (``public_regulated_data_types`` holds
-    ``uavcan`` and ``reg``).  Subfolders that are not identifiers or hold no
-    ``.dsdl`` file are left out.
-    """
-    dirs: list[Path] = []
-    for item in lookup:
-        folder = Path(item)
-        if not folder.is_dir():
-            raise WireplanError(f"--lookup {folder}: not a folder")
-        dirs.append(folder)
-    for entry in (cyphal_path or "").replace(os.pathsep, ";").split(";"):
-        if not entry.strip():
-            continue
-        parent = Path(entry.strip())
-        if not parent.is_dir():
-            continue  # as pycyphal: a stale entry is not an error
-        for sub in sorted(parent.iterdir()):
-            if sub.is_dir() and _IDENT.fullmatch(sub.name) and next(sub.rglob("*.dsdl"), None):
-                dirs.append(sub)
-    return dirs
-
-
-def _parse_name(name: str) -> tuple[list[str], str, int | None, int | None, str | None]:
-    """``(namespace, short name, major, minor, "Request" / "Response" / None)`` of a type name."""
-    parts = re.split(r"[./\\]", name)
-    if not all(parts):
-        raise WireplanError(f"{name!r}: not a DSDL type name (uavcan.node.Heartbeat.1.0)")
-    half = None
-    if parts[-1] in ("Request", "Response") and len(parts) > 1 and parts[-2].isdigit():
-        half = parts.pop()  # uavcan.register.Access.1.0.Request, as the Python class path reads
-    numbers: list[int] = []
-    while parts and parts[-1].isdigit() and len(numbers) < 2:
-        numbers.insert(0, int(parts.pop()))
-    if half is None and len(parts) > 2 and parts[-1] in ("Request", "Response"):
-        half = parts.pop()
-    if len(parts) < 2 or not all(_IDENT.fullmatch(p) for p in parts):
-        raise WireplanError(f"{name!r}: not a DSDL type name (uavcan.node.Heartbeat.1.0)")
-    major = numbers[0] if numbers else None
-    minor = numbers[1] if len(numbers) > 1 else None
-    return parts[:-1], parts[-1], major, minor, half
 
 
 def _is_class(obj: Any) -> bool:
@@ -122,7 +74,7 @@ def find_class(name: str, dirs: Sequence[Path], progress: Any = None) -> Any:
     first folder of a given root name wins.  ``progress(done, total)``: as
     for :func:`wireplan.dsdl.load` (called only when the root is compiled).
     """
-    namespace, short, major, minor, half = _parse_name(name)
+    namespace, short, major, minor, half = parse_name(name)
     by_root: dict[str, Path] = {}
     for d in dirs:
         by_root.setdefault(d.resolve().name, d)
