@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from wireplan.core.execute import execute
+from wireplan.core.executor import execute
 from wireplan.errors import DecodeError, EncodeError, FileError, LimitError
 from wireplan.evalue import (
     ALIGNMENT,

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ort_write.fbref import FbEncoder, fb_decode, root_table, vector_data_offset
-from wireplan.core.execute import execute
+from wireplan.core.executor import execute
 from wireplan.errors import EncodeError
 from wireplan.flatbuffers.builder import MAX_BUFFER_SIZE, Aligned, Builder, Union, build_bytes
 from wireplan.flatbuffers.schema import Field, Schema, TypeRef

@@ -15,7 +15,7 @@ import pytest
 from ort_write import models, peer
 from wireplan import DecodeError, EncodeError, cli
 from wireplan.core.buffers import MappedFile, file_range
-from wireplan.core.execute import execute, execute_file
+from wireplan.core.executor import execute, execute_file
 from wireplan.core.plan import Plan
 from wireplan.ort import load, writer
 from wireplan.ort.onnx_bridge import convert_ort_to_onnx, from_onnx, to_onnx

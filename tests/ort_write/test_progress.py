@@ -16,7 +16,7 @@ import pytest
 import ptyrun
 from ort_write import models
 from wireplan import ort
-from wireplan.core.execute import CHUNK_BYTES
+from wireplan.core.executor import CHUNK_BYTES
 
 WEIGHTS = 64 << 20  # two 32 MiB tensors: each bigger than any step of the old reports
 

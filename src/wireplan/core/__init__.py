@@ -10,7 +10,7 @@ from wireplan.core.atomic import (
     write_sized,
 )
 from wireplan.core.buffers import MappedFile, as_memoryview, drop_pages, view
-from wireplan.core.execute import copy_array, execute, execute_file, resolve_threads, run_copies
+from wireplan.core.executor import copy_array, execute, execute_file, resolve_threads, run_copies
 from wireplan.core.plan import Plan, Region, align_up, check_alignment, is_power_of_two
 
 __all__ = [

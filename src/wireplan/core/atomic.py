@@ -57,7 +57,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
-from wireplan.core.execute import execute
+from wireplan.core.executor import execute
 from wireplan.core.plan import Plan
 from wireplan.errors import FileError
 

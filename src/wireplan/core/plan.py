@@ -3,7 +3,7 @@
 A :class:`Plan` is plain data: an ordered list of :class:`Region` objects
 (offset, length, alignment, source) and the total size of the destination.
 Formats build a plan (the EValue list framing, the .ort writer), then hand
-it to :func:`wireplan.core.execute.execute`, which fills a destination sized
+it to :func:`wireplan.core.executor.execute`, which fills a destination sized
 once, serially or with threads, with byte-identical results.
 """
 

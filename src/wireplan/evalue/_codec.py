@@ -15,7 +15,7 @@ There is no payload length: a tensor's data runs to the end of the buffer.
 Every value is first turned into :class:`_Parts`: the header bytes, and for
 tensors and byte strings an array whose elements follow the header, with the
 big-endian dtype they take on the wire.  From 64 KiB on they become a core
-plan of two regions that :func:`wireplan.core.execute.execute` runs: one
+plan of two regions that :func:`wireplan.core.executor.execute` runs: one
 byte-swapping copy, so encoding runs at copy speed.  The scalar paths skip all
 this: a precompiled :class:`struct.Struct` each, dispatched on the exact type.
 """
@@ -33,7 +33,7 @@ import numpy as np
 
 from wireplan.core.alloc import fill_new_bytes
 from wireplan.core.buffers import as_memoryview
-from wireplan.core.execute import execute
+from wireplan.core.executor import execute
 from wireplan.core.plan import Plan, Region
 from wireplan.errors import DecodeError, EncodeError, LimitError
 from wireplan.evalue._dtypes import (

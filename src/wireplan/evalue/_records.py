@@ -52,7 +52,7 @@ from wireplan.core.alloc import fill_new_bytes
 from wireplan.core.atomic import atomic_open
 from wireplan.core.buffers import MappedFile, as_memoryview
 from wireplan.core.closing import Closing
-from wireplan.core.execute import execute
+from wireplan.core.executor import execute
 from wireplan.core.plan import Plan, align_up
 from wireplan.errors import DecodeError, EncodeError, FileError, LimitError
 from wireplan.evalue._codec import (
@@ -154,7 +154,7 @@ def encode_list(
     """Encode a sequence of values in wireplan's list framing (version 1).
 
     The layout is planned first (:func:`plan_list`), then the bytes move
-    with :func:`wireplan.core.execute.execute`: serially for small lists,
+    with :func:`wireplan.core.executor.execute`: serially for small lists,
     on a thread pool for large ones (``threads`` overrides), with the same
     output either way.  Raises :class:`EncodeError` with the element's path.
     """

@@ -19,7 +19,7 @@ back, driven by a :class:`~wireplan.flatbuffers.schema.Schema`:
   are only *planned*: they follow the metadata, each data start at the
   alignment asked for (any power of two up to 65536 from the start of
   the buffer), and become :class:`~wireplan.core.plan.Region` objects that
-  :func:`wireplan.core.execute.execute` copies serially or in parallel,
+  :func:`wireplan.core.executor.execute` copies serially or in parallel,
   byte-identical either way.
 
 :meth:`Builder.build` returns a :class:`BuildResult` whose
@@ -58,7 +58,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from wireplan.core.execute import execute
+from wireplan.core.executor import execute
 from wireplan.core.plan import Plan, align_up, check_alignment
 from wireplan.errors import EncodeError
 from wireplan.flatbuffers.schema import Schema, StructDef, TableDef, TypeRef

@@ -48,7 +48,7 @@ are read-only **views into the buffer** (no copy), or owned copies with
 
 With ``copy=True``, vectors of scalars of ``large_bytes`` or more are
 allocated during the walk and filled afterwards in one batch through
-:func:`wireplan.core.execute.run_copies` (``threads`` as there), so a
+:func:`wireplan.core.executor.run_copies` (``threads`` as there), so a
 threaded copy writes the same bytes as a serial one.
 """
 
@@ -63,7 +63,7 @@ from typing import Any, NoReturn
 import numpy as np
 
 from wireplan.core.buffers import as_memoryview
-from wireplan.core.execute import run_copies
+from wireplan.core.executor import run_copies
 from wireplan.errors import DecodeError, LimitError
 from wireplan.flatbuffers.schema import Field, Schema, StructDef, TypeRef
 

@@ -49,7 +49,7 @@ from google.protobuf.message import DecodeError as ProtobufDecodeError  # type: 
 
 from wireplan.core.atomic import SizedFile, atomic_open, write_bytes, write_group
 from wireplan.core.buffers import MappedFile
-from wireplan.core.execute import CHUNK_BYTES, execute_file
+from wireplan.core.executor import CHUNK_BYTES, execute_file
 from wireplan.core.gcpause import gc_paused
 from wireplan.core.plan import Plan, check_alignment
 from wireplan.errors import DecodeError, EncodeError

@@ -50,7 +50,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from wireplan.core.execute import execute
+from wireplan.core.executor import execute
 from wireplan.errors import EncodeError
 from wireplan.ort.graph import ROOT, subgraphs
 from wireplan.ort.model import (

@@ -23,7 +23,7 @@ import numpy as np
 
 from wireplan.core.buffers import MappedFile, as_memoryview
 from wireplan.core.closing import Closing
-from wireplan.core.execute import run_copies
+from wireplan.core.executor import run_copies
 from wireplan.errors import DecodeError
 from wireplan.flatbuffers.reader import Limits, TableReader
 from wireplan.ort.graph import MAX_DEPTH, walk_graphs, walk_tensors
@@ -317,7 +317,7 @@ def load(
     close it with :meth:`OrtModel.close` or a ``with`` block (arrays you
     still hold stay valid).  ``copy=True`` gives owned arrays and releases
     the source before returning; payloads of 1 MiB or more are then copied
-    by :func:`wireplan.core.execute.run_copies` with ``threads`` threads
+    by :func:`wireplan.core.executor.run_copies` with ``threads`` threads
     (``None``: by size and core count), byte-identical to a serial copy.
 
     Tensors stored outside the file (``external_data_offset``) are read

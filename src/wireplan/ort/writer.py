@@ -39,7 +39,7 @@ import numpy as np
 
 from wireplan.core.atomic import SizedFile, write_group, write_sized
 from wireplan.core.buffers import MappedFile
-from wireplan.core.execute import execute, execute_file, populate
+from wireplan.core.executor import execute, execute_file, populate
 from wireplan.core.gcpause import gc_paused
 from wireplan.core.plan import Plan, check_alignment
 from wireplan.errors import EncodeError
@@ -653,7 +653,7 @@ def save(
     payloads in parallel (``None``: by size; the output is the same bytes
     either way); ``progress(done_bytes, total_bytes)`` is called on the
     calling thread as they are copied, every 8 MiB or so
-    (:data:`wireplan.core.execute.CHUNK_BYTES`), the companion file's bytes
+    (:data:`wireplan.core.executor.CHUNK_BYTES`), the companion file's bytes
     first; the .onnx is read (parsed) before the first call.  Raises :class:`~wireplan.EncodeError` for what .ort cannot
     hold (an operator without a known schema, a file past 2 GiB) before
     anything is written.  ``durable=False`` skips the fsyncs: still atomic
@@ -667,7 +667,7 @@ def save(
     stays inline.  For models past 2 GiB.  onnxruntime cannot run such a
     file itself: :func:`wireplan.ort.runtime.session` runs it through an
     .onnx that points into the same data file.  The companion is filled a
-    window at a time (:func:`wireplan.core.execute.execute_file`), so memory
+    window at a time (:func:`wireplan.core.executor.execute_file`), so memory
     stays bounded, and both files are renamed into place together, the
     .data first (:func:`wireplan.core.atomic.write_group`).  ``reuse_data``
     (``model`` an .onnx path whose external data is one file, each tensor

@@ -127,7 +127,7 @@ def test_misaligned_swapping_copy_matches_numpy(
     # copy_array takes either route for a misaligned, byte-swapped destination (direct copy
     # or the aligned scratch detour, by numpy version and item size); both must agree.
     assume(offset % np.dtype(dtype).itemsize)
-    executor = sys.modules["wireplan.core.execute"]
+    executor = sys.modules["wireplan.core.executor"]
     sizes = frozenset({2, 4, 8}) if direct else frozenset()
     src = np.arange(n, dtype=dtype).reshape(-1, 1) * 3 + 1
     raw = np.zeros(src.nbytes + offset + 1, np.uint8)
@@ -179,7 +179,7 @@ def test_execute_reports_bytes_as_they_move(threads: int) -> None:
 
 def test_run_copies_without_progress_does_not_cut(monkeypatch: pytest.MonkeyPatch) -> None:
     """No callback, serial: one copy per region, as before (no bookkeeping at all)."""
-    executor = sys.modules["wireplan.core.execute"]
+    executor = sys.modules["wireplan.core.executor"]
     calls: list[int] = []
     real = executor.copy_array
 
