@@ -1,0 +1,148 @@
+"""What the Python emitters of one module share: names, struct codes, module constants.
+
+The attribute names of DSDL fields, the ``struct`` codes of primitives, the
+thresholds that choose between code shapes, the generated classes (units),
+and the module-level constants (``struct`` objects, pack and unpack tables)
+that the emitted functions of one module share.
+"""
+
+from __future__ import annotations
+
+import builtins
+import keyword
+from dataclasses import dataclass
+
+from .model import Array, Composite, DataType, Primitive
+
+_RESERVED = frozenset(
+    {"serialize", "deserialize", "to_builtin", "from_builtin", "mro", "Request", "Response"}
+)
+_INT_CODE = {(8, False): "B", (16, False): "H", (32, False): "I", (64, False): "Q"}
+_INT_CODE.update({(8, True): "b", (16, True): "h", (32, True): "i", (64, True): "q"})
+_FLOAT_CODE = {16: "e", 32: "f", 64: "d"}
+_GROUP_CODE = {1: "B", 2: "H", 4: "I", 8: "Q"}
+SMALL_BOOLS = 16  # fixed bool arrays up to this size are packed with inline code
+LARGE = 64  # arrays of numbers or bools with at least this many elements are numpy arrays
+TABLE_CAP = 256  # per-count pack tables up to this capacity are tuples
+
+_PY_RESERVED = frozenset(keyword.kwlist) | frozenset(dir(builtins))
+
+
+def attr(name: str) -> str:
+    """The Python attribute of a DSDL field: as nunavut names it (``id`` -> ``id_``)."""
+    return name + "_" if name in _PY_RESERVED or name in _RESERVED else name
+
+
+@dataclass
+class Unit:
+    """One generated class: a message type, or a service's request or response."""
+
+    t: Composite
+    ident: str  # identifier in the implementation module
+    namespace: str  # "uavcan.node"
+    root: str
+    cls_name: str  # "Heartbeat_1_0" or "Request"
+    qualname: str  # "Heartbeat_1_0" or "Access_1_0.Request"
+
+
+class _Module:
+    """Module-level constants shared by the generated functions of one implementation module."""
+
+    def __init__(self) -> None:
+        self.structs: dict[str, str] = {}
+        self.caches: dict[tuple[str, str], str] = {}
+        self.cache_caps: dict[str, int] = {}
+        self.unpackers: dict[str, int] = {}  # code -> largest count
+
+    def struct(self, fmt: str) -> str:
+        name = self.structs.get(fmt)
+        if name is None:
+            name = f"_S{len(self.structs)}"
+            self.structs[fmt] = name
+        return name
+
+    def cache(self, head: str, code: str, cap: int) -> str:
+        """The name of the per-count ``pack`` of ``head`` then up to ``cap`` elements ``code``."""
+        name = self.caches.get((head, code))
+        if name is None:
+            name = f"_C{len(self.caches)}"
+            self.caches[(head, code)] = name
+        self.cache_caps[name] = max(cap, self.cache_caps.get(name, 0))
+        return name
+
+    def header(self) -> list[str]:
+        out = []
+        for fmt, name in self.structs.items():
+            # bound methods: one attribute lookup less per call
+            out.append(f"{name} = _Struct({fmt!r})")
+            out.append(f"{name}_p = {name}.pack")
+            out.append(f"{name}_u = {name}.unpack_from")
+        # tuples where the counts are few (indexing a tuple is cheaper than a
+        # dict with __missing__), a growing cache for large capacities
+        for (head, code), name in self.caches.items():
+            cap = self.cache_caps[name]
+            if cap <= TABLE_CAP:
+                out.append(f"{name} = _rt.pack_table({head!r}, {code!r}, {cap + 1})")
+            else:
+                out.append(f"{name} = _rt.PackCache({head!r}, {code!r})")
+        out += [
+            f"_UC_{code} = _rt.unpack_table({code!r}, {self.unpackers[code] + 1})"
+            for code in sorted(self.unpackers)
+        ]
+        return out
+
+    def unpacker(self, code: str, cap: int = LARGE - 1) -> str:
+        """The name of the per-count ``unpack_from`` table of elements ``code``, up to ``cap``.
+
+        Number arrays unpack through it only below ``LARGE`` elements (larger
+        ones become numpy arrays); arrays of one-integer structures up to
+        their capacity (at most ``TABLE_CAP``).
+        """
+        self.unpackers[code] = max(cap, self.unpackers.get(code, LARGE - 1))
+        return f"_UC_{code}"
+
+
+def _byte_code(t: DataType) -> str | None:
+    """The struct code of a primitive that occupies whole bytes, else None."""
+    if not isinstance(t, Primitive) or not t.standard:
+        return None
+    if t.kind == "f":
+        return _FLOAT_CODE[t.bits]
+    return _INT_CODE[(t.bits, t.kind == "i")]
+
+
+def _is_large(t: Array) -> bool:
+    """Whether an array's values may be a numpy array (with ``LARGE`` elements or more)."""
+    el = t.element
+    if not isinstance(el, Primitive) or el.text or t.capacity < LARGE:
+        return False
+    return el.kind == "b" or _byte_code(el) is not None
+
+
+class Gen:
+    """State shared by the emitters of one implementation module (one root namespace)."""
+
+    def __init__(self, units: dict[tuple[str, int, int], Unit], root: str) -> None:
+        self.units = units
+        self.root = root
+        self.mod = _Module()
+        self.external: set[str] = set()
+
+    def ident(self, t: Composite) -> str:
+        unit = self.units[t.key]
+        if unit.root != self.root:
+            self.external.add(unit.ident)
+        return unit.ident
+
+
+class _Emitter:
+    """Lines of one function with indentation and fresh local names."""
+
+    def __init__(self, gen: Gen) -> None:
+        self.gen = gen
+        self.indent = 1
+        self.n = 0
+
+    def new(self, prefix: str = "v") -> str:
+        self.n += 1
+        return f"{prefix}{self.n}"
