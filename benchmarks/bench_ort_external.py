@@ -55,7 +55,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from figures import environment  # noqa: E402
 from ort_write import big, models  # noqa: E402
 from wireplan.ort import writer  # noqa: E402
-from wireplan.ort.onnx_bridge import convert_ort_to_onnx  # noqa: E402
+from wireplan.ort.onnx.save import convert_ort_to_onnx  # noqa: E402
 from wireplan.ort.runtime import session  # noqa: E402
 
 

@@ -56,7 +56,7 @@ import wireplan
 from figures import Series, environment, require, size_plot
 from wireplan.core.buffers import MappedFile
 from wireplan.ort import load
-from wireplan.ort.onnx_bridge import convert_ort_to_onnx
+from wireplan.ort.onnx.save import convert_ort_to_onnx
 
 _FBS = Path(ort.__file__).parent / "tools" / "ort_format_model"
 sys.path.insert(0, str(_FBS))

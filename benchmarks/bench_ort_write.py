@@ -74,7 +74,7 @@ from ort_write import models  # noqa: E402
 from ort_write.fbref import FbEncoder  # noqa: E402
 from wireplan.core.atomic import atomic_open, write_bytes  # noqa: E402
 from wireplan.ort import kernel_types, writer  # noqa: E402
-from wireplan.ort.onnx_bridge import from_onnx  # noqa: E402
+from wireplan.ort.onnx.read import from_onnx  # noqa: E402
 from wireplan.ort.runtime import session  # noqa: E402
 from wireplan.ort.schema import ORT_SCHEMA  # noqa: E402
 

@@ -27,7 +27,6 @@ KNOWN = {
         {
             "wireplan.ort.casts",
             "wireplan.ort.kernel_types",
-            "wireplan.ort.onnx_bridge",
             "wireplan.ort.runtime",
             "wireplan.ort.writer",
         }

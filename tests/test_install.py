@@ -69,7 +69,7 @@ DOORS = [
     ),
     (
         "onnx",
-        "import wireplan.ort.onnx_bridge",
+        "import wireplan.ort.onnx",
         _line("wireplan.ort's .onnx support", "onnx", "onnx"),
     ),
     (
@@ -161,7 +161,7 @@ def test_dsdl_commands_without_pydsdl_print_one_line(tmp_path: Path) -> None:
 
 
 def test_onnx_commands_without_onnx_print_one_line(tmp_path: Path) -> None:
-    from wireplan.ort.onnx_bridge import example_model
+    from wireplan.ort.onnx.example import example_model
 
     model = tmp_path / "m.onnx"
     model.write_bytes(example_model().SerializeToString())

@@ -13,11 +13,9 @@ from onnx import TensorProto, helper, numpy_helper
 
 from wireplan import DecodeError, EncodeError
 from wireplan.ort import convert, from_onnx, load, to_onnx
-from wireplan.ort.onnx_bridge import (
-    convert_ort_to_onnx,
-    example_model,
-    onnx_op_signature,
-)
+from wireplan.ort.onnx.example import example_model
+from wireplan.ort.onnx.save import convert_ort_to_onnx
+from wireplan.ort.onnx.schemas import onnx_op_signature
 
 from .conftest import feature_model, save_ort
 

@@ -10,7 +10,8 @@ import onnx.helper as h
 import pytest
 
 from wireplan.errors import EncodeError
-from wireplan.ort.onnx_bridge import example_model, from_onnx
+from wireplan.ort.onnx.example import example_model
+from wireplan.ort.onnx.read import from_onnx
 
 
 @pytest.fixture

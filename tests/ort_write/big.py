@@ -103,7 +103,8 @@ _CONVERT = """
 import resource, sys, time
 from wireplan.ort import writer
 if sys.argv[4] == "warm":  # the one-time costs: importing onnx and onnxruntime, kernel table
-    from wireplan.ort import onnx_bridge, runtime
+    import wireplan.ort.onnx
+    from wireplan.ort import runtime
     runtime.kernels_known()
 t = time.perf_counter()
 writer.convert_onnx_to_ort(sys.argv[1], sys.argv[2], external_data=True, alignment=4096,

@@ -21,7 +21,7 @@ def test_demo_converts_loads_and_runs(tmp_path: Path) -> None:
 
 
 def test_convert_dispatches_to_the_writer(tmp_path: Path) -> None:
-    from wireplan.ort.onnx_bridge import example_model
+    from wireplan.ort.onnx.example import example_model
 
     (tmp_path / "m.onnx").write_bytes(example_model().SerializeToString())
     wireplan.ort.convert(tmp_path / "m.onnx", tmp_path / "m.ort", alignment=4096)
@@ -32,7 +32,7 @@ def test_convert_dispatches_to_the_writer(tmp_path: Path) -> None:
 
 def test_cli_convert(tmp_path: Path) -> None:
     from wireplan.cli import main
-    from wireplan.ort.onnx_bridge import example_model
+    from wireplan.ort.onnx.example import example_model
 
     (tmp_path / "m.onnx").write_bytes(example_model().SerializeToString())
     assert (

@@ -21,7 +21,8 @@ from ort_write import big, peer
 from wireplan import EncodeError
 from wireplan.core.buffers import MappedFile
 from wireplan.ort import load, writer
-from wireplan.ort.onnx_bridge import convert_ort_to_onnx, from_onnx
+from wireplan.ort.onnx.read import from_onnx
+from wireplan.ort.onnx.save import convert_ort_to_onnx
 from wireplan.ort.reader import external_offsets
 from wireplan.ort.runtime import session
 

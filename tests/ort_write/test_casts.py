@@ -23,9 +23,10 @@ import pytest
 from ort_write import corpus, peer
 from ort_write.test_writer import run_onnx, run_ort
 from wireplan.errors import EncodeError, WireplanError
-from wireplan.ort import casts, kernel_types, onnx_bridge, runtime, writer
+from wireplan.ort import casts, kernel_types, runtime, writer
 from wireplan.ort.model import Node, OrtModel
-from wireplan.ort.onnx_bridge import from_onnx
+from wireplan.ort.onnx import expand
+from wireplan.ort.onnx.read import from_onnx
 from wireplan.ort.reader import load
 
 F16 = onnx.TensorProto.FLOAT16
@@ -626,7 +627,7 @@ def test_kernel_facts_from_the_definitions_or_a_one_node_file() -> None:
         [h.make_tensor_value_info("x", f32, None), h.make_tensor_value_info("y", f32, None)],
     )
     node = h.make_node("SequenceMap", ["s", "t"], ["u", "v"], body=body)
-    facts = onnx_bridge._node_facts(node, kernel_types.signature, {"": 17}, {})
+    facts = expand._node_facts(node, kernel_types.signature, {"": 17}, {})
     assert facts()[1:] == (2, 2)
     provider = "CPUExecutionProvider"
     both = (*seq, ("V", "seq(tensor(float))"))  # the second sequence binds V

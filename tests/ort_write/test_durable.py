@@ -12,7 +12,7 @@ import pytest
 import wireplan.ort
 from wireplan.cli import main
 from wireplan.ort import writer
-from wireplan.ort.onnx_bridge import convert_ort_to_onnx
+from wireplan.ort.onnx.save import convert_ort_to_onnx
 
 from . import models
 

@@ -18,7 +18,9 @@ from wireplan.core.buffers import MappedFile, file_range
 from wireplan.core.executor import execute, execute_file
 from wireplan.core.plan import Plan
 from wireplan.ort import load, writer
-from wireplan.ort.onnx_bridge import convert_ort_to_onnx, from_onnx, to_onnx
+from wireplan.ort.onnx.read import from_onnx
+from wireplan.ort.onnx.save import convert_ort_to_onnx
+from wireplan.ort.onnx.to_proto import to_onnx
 from wireplan.ort.reader import external_offsets, payload_offsets, tensor_paths
 from wireplan.ort.runtime import session
 

@@ -16,7 +16,7 @@ import onnxruntime as ort
 import pytest
 
 from wireplan import EncodeError, WireplanError
-from wireplan.ort.onnx_bridge import from_onnx
+from wireplan.ort.onnx.read import from_onnx
 from wireplan.ort.writer import convert_onnx_to_ort
 
 from .peer import FORMAT_VERSION

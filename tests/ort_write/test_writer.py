@@ -85,7 +85,7 @@ def raw_data_offsets(buf: bytes) -> list[int]:
 
 
 def test_example_runs_in_onnxruntime_with_identical_outputs(tmp_path: Path) -> None:
-    from wireplan.ort.onnx_bridge import example_model
+    from wireplan.ort.onnx.example import example_model
 
     model = example_model()
     writer.save(model, tmp_path / "m.ort", format_version=FORMAT_VERSION)
@@ -154,7 +154,7 @@ def test_unknown_operator_is_an_encode_error_naming_it(tmp_path: Path) -> None:
 
 
 def test_carried_resolver_entries_are_kept(tmp_path: Path) -> None:
-    from wireplan.ort.onnx_bridge import from_onnx
+    from wireplan.ort.onnx.read import from_onnx
 
     om = from_onnx(models.unknown_op(), signature=kernel_types.signature)
     om.model.graph.nodes[0].since_version = 1  # type: ignore[union-attr]
@@ -208,7 +208,7 @@ def test_bad_alignment_is_rejected(tmp_path: Path) -> None:
 
 def test_bad_alignment_is_one_error_in_every_writer(tmp_path: Path) -> None:
     # One check (wireplan.core.check_alignment), one error type: an EncodeError, also a ValueError.
-    from wireplan.ort.onnx_bridge import convert_ort_to_onnx
+    from wireplan.ort.onnx.save import convert_ort_to_onnx
 
     src = tmp_path / "w.ort"
     writer.save(models.weights(100), src)

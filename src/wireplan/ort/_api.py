@@ -15,8 +15,8 @@ __all__ = ["convert", "from_onnx", "to_onnx"]
 
 
 def to_onnx(model: OrtModel) -> onnx.ModelProto:
-    """The .ort model as an ``onnx.ModelProto``, losslessly (see :mod:`wireplan.ort.onnx_bridge`)."""
-    from wireplan.ort.onnx_bridge import to_onnx as _to_onnx
+    """The .ort model as an ``onnx.ModelProto``, losslessly (see :mod:`wireplan.ort.onnx`)."""
+    from wireplan.ort.onnx.to_proto import to_onnx as _to_onnx
 
     return _to_onnx(model)
 
@@ -25,9 +25,9 @@ def from_onnx(model_or_path: onnx.ModelProto | str | os.PathLike[str], **options
     """An :class:`OrtModel` from an ``onnx.ModelProto`` or an .onnx path (weights stay mapped).
 
     Options (``base_dir``, ``signature``, ``infer_types``, ``inline_functions``) as in
-    :func:`wireplan.ort.onnx_bridge.from_onnx`.
+    :func:`wireplan.ort.onnx.read.from_onnx`.
     """
-    from wireplan.ort.onnx_bridge import from_onnx as _from_onnx
+    from wireplan.ort.onnx.read import from_onnx as _from_onnx
 
     return _from_onnx(model_or_path, **options)
 
@@ -35,7 +35,7 @@ def from_onnx(model_or_path: onnx.ModelProto | str | os.PathLike[str], **options
 def convert(src: str | os.PathLike[str], dst: str | os.PathLike[str], **options: Any) -> None:
     """Convert ``src`` to ``dst``, the direction chosen by the suffixes.
 
-    ``.ort -> .onnx``: :func:`wireplan.ort.onnx_bridge.convert_ort_to_onnx`
+    ``.ort -> .onnx``: :func:`wireplan.ort.onnx.save.convert_ort_to_onnx`
     (option ``external_data=False``; an .ort with external data links its
     companion).  ``.onnx -> .ort``:
     :func:`wireplan.ort.writer.convert_onnx_to_ort` (options ``alignment``,
@@ -53,7 +53,7 @@ def convert(src: str | os.PathLike[str], dst: str | os.PathLike[str], **options:
     s = os.fspath(src).lower()
     d = os.fspath(dst).lower()
     if s.endswith(".ort") and d.endswith(".onnx"):
-        from wireplan.ort.onnx_bridge import convert_ort_to_onnx
+        from wireplan.ort.onnx.save import convert_ort_to_onnx
 
         convert_ort_to_onnx(src, dst, **options)
         return

@@ -1,7 +1,7 @@
 """The .ort part of the ``wireplan`` command line: ``convert``, ``inspect`` (``--operators``) and ``demo``.
 
 ``inspect`` and ``summary`` describe .ort models and .onnx models (the
-latter through :mod:`wireplan.ort.onnx_bridge`, which needs ``onnx``);
+latter through :mod:`wireplan.ort.onnx`, which needs ``onnx``);
 ``summary`` gives the JSON-ready facts of ``wireplan inspect --json``, the
 text of ``inspect`` is drawn from the same facts (docs/cli.md).
 """
@@ -142,7 +142,7 @@ def _ort_facts(path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
 
 def _onnx_facts(path: Path) -> dict[str, Any]:
     """The ``summary`` of an .onnx (with ``_offsets``, the payloads the text lists)."""
-    from wireplan.ort.onnx_bridge import onnx_facts
+    from wireplan.ort.onnx.facts import onnx_facts
 
     facts: dict[str, Any] = {"format": "onnx", "size": path.stat().st_size}
     for key, value in onnx_facts(path).items():

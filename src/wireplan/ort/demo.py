@@ -20,9 +20,10 @@ def _largest_alignment(offset: int, cap: int = 4096) -> int:
 
 def run(out: TextIO, workdir: pathlib.Path) -> None:
     """Convert the built-in example model to .ort (alignment 64), load it, run it if possible."""
-    from wireplan.ort import onnx_bridge, reader, runtime, writer
+    from wireplan.ort import reader, runtime, writer
+    from wireplan.ort.onnx import example
 
-    proto = onnx_bridge.example_model()
+    proto = example.example_model()
     onnx_path = workdir / "example.onnx"
     ort_path = workdir / "example.ort"
     onnx_path.write_bytes(proto.SerializeToString())

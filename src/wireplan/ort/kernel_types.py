@@ -12,7 +12,7 @@ parameters and otherwise the formal parameter's name (Reshape-14:
 lists ``(arg_type, formal index)``.
 
 Schemas come from ``onnx.defs`` for the ONNX domains
-(:func:`wireplan.ort.onnx_bridge.onnx_op_signature`), from onnxruntime for
+(:func:`wireplan.ort.onnx.schemas.onnx_op_signature`), from onnxruntime for
 its own domains such as ``com.microsoft`` when it is installed
 (:func:`wireplan.ort.runtime.contrib_op_signature`), or from the resolver
 an .ort source already carries.  An operator none of them knows is an
@@ -20,8 +20,6 @@ an .ort source already carries.  An operator none of them knows is an
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
 
 from wireplan.errors import EncodeError
 from wireplan.ort.graph import walk_nodes
@@ -34,6 +32,7 @@ from wireplan.ort.model import (
     OrtModel,
 )
 from wireplan.ort.schema import ARG_TYPE
+from wireplan.ort.signatures import Signature, SignatureLookup
 
 __all__ = [
     "Signature",
@@ -43,9 +42,6 @@ __all__ = [
     "resolver_for",
     "signature",
 ]
-
-Signature = tuple[int, list[tuple[str, str]], list[tuple[str, str]], list[str]]
-SignatureLookup = Callable[[str, str, int], "Signature | None"]
 
 _ONNX_DOMAINS = ("", "ai.onnx")
 _INPUT = ARG_TYPE["INPUT"]
@@ -70,7 +66,7 @@ def signature(domain: str, op_type: str, opset_version: int) -> Signature | None
         return None
     found: Signature | None = None
     try:
-        from wireplan.ort.onnx_bridge import onnx_op_signature
+        from wireplan.ort.onnx.schemas import onnx_op_signature
     except ImportError:  # onnx not installed
         pass
     else:

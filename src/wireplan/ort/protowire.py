@@ -1,7 +1,7 @@
 """Protobuf's wire format read and written without protobuf: varints, field framing, and where
 a damaged .onnx breaks.
 
-:mod:`wireplan.ort.onnx_bridge` parses with onnx; this module looks at the bytes themselves,
+:mod:`wireplan.ort.onnx` parses with onnx; this module looks at the bytes themselves,
 for what protobuf does not say: the offset and path of the first framing problem of a file
 protobuf refused (:func:`framing_problem`), where each ``raw_data`` lies in the file
 (:func:`raw_data_spans`), and the keys and lengths of the pieces the streamed writer emits

@@ -4,7 +4,7 @@
 the weights in the file's memory mapping (no copy of the initializers).
 :func:`contrib_op_signature` reports the operator schemas onnxruntime
 registers for its own domains (``com.microsoft`` ...), in the shape of
-:func:`wireplan.ort.onnx_bridge.onnx_op_signature`, for the writer's
+:func:`wireplan.ort.onnx.schemas.onnx_op_signature`, for the writer's
 ``KernelTypeStrResolver``.  :func:`has_kernel`, :func:`has_typed_kernel`
 and :func:`needs_expansion` match the installed onnxruntime's kernel
 definitions to a node as onnxruntime's kernel registry does (version and
@@ -182,7 +182,7 @@ def external_onnx(path: str | os.PathLike[str]) -> Any:
     with load(path) as om:
         if not external_offsets(om):
             return None
-        from wireplan.ort.onnx_bridge import to_onnx
+        from wireplan.ort.onnx.to_proto import to_onnx
         from wireplan.ort.writer import companion_path
 
         return to_onnx(om, companion=companion_path(path).name)
@@ -238,7 +238,7 @@ def _contrib_schemas() -> dict[tuple[str, str], list[tuple[int, Signature]]]:
 def contrib_op_signature(domain: str, op_type: str, opset_version: int) -> Signature | None:
     """The schema onnxruntime registers for ``op_type`` of ``domain`` in force at ``opset_version``.
 
-    Same shape as :func:`wireplan.ort.onnx_bridge.onnx_op_signature`:
+    Same shape as :func:`wireplan.ort.onnx.schemas.onnx_op_signature`:
     ``(since_version, inputs, outputs, type_params)``; ``None`` when
     onnxruntime is not installed or knows no such operator at that version.
     """

@@ -592,7 +592,7 @@ def as_ort_model(model: Any) -> tuple[OrtModel, bool]:
             "expected an onnx.ModelProto, the path of an .onnx file or an OrtModel, "
             f"not {type(model).__name__}"
         )
-    from wireplan.ort.onnx_bridge import from_onnx
+    from wireplan.ort.onnx.read import from_onnx
     from wireplan.ort.runtime import needs_expansion
 
     # onnxruntime inlines function ops no kernel matches (version, types) for .onnx only.
