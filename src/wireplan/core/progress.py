@@ -33,10 +33,30 @@ from typing import Any, TextIO
 
 from wireplan.core.text import count, size
 
-__all__ = ["REDRAWS_PER_SECOND", "Progress", "announced", "progress_bar"]
+__all__ = ["REDRAWS_PER_SECOND", "Progress", "Tally", "announced", "progress_bar"]
 
 #: ``progress(done, total)``: ``done`` of ``total`` units (bytes, types) are through.
 Progress = Callable[[int, int], None]
+
+
+class Tally:
+    """The executor's ``progress(n)`` (``n`` more bytes moved) as ``progress(done, total)`` calls.
+
+    ``done`` starts at ``start`` (bytes already reported, e.g. a companion file
+    written first) and is left for the caller to read when the copies end.
+    """
+
+    __slots__ = ("done", "progress", "total")
+
+    def __init__(self, progress: Progress, total: int, start: int = 0) -> None:
+        self.progress = progress
+        self.total = total
+        self.done = start
+
+    def __call__(self, n: int) -> None:
+        self.done += n
+        self.progress(self.done, self.total)
+
 
 #: How often the plain line (no tqdm) is redrawn at most.
 REDRAWS_PER_SECOND = 4

@@ -42,6 +42,7 @@ from wireplan.core.buffers import MappedFile
 from wireplan.core.executor import execute, execute_file, populate
 from wireplan.core.gcpause import gc_paused
 from wireplan.core.plan import Plan, check_alignment
+from wireplan.core.progress import Tally
 from wireplan.errors import EncodeError
 from wireplan.flatbuffers.builder import MAX_ALIGNMENT, Builder, BuildResult
 from wireplan.ort import casts, kernel_types
@@ -55,7 +56,6 @@ from wireplan.ort.graph import (
     walk_tensors,
 )
 from wireplan.ort.model import (
-    ELEMENT_BYTES,
     Dimension,
     DimensionValue,
     Graph,
@@ -67,8 +67,7 @@ from wireplan.ort.model import (
     TensorTypeAndShape,
     TypeInfo,
     ValueInfo,
-    element_count,
-    shape_problem,
+    tensor_problem,
 )
 from wireplan.ort.schema import (
     ATTRIBUTE_TYPE,
@@ -152,7 +151,6 @@ _DIM_VALUE = DIMENSION_VALUE_TYPE["VALUE"]
 DEFAULT_SIZE_THRESHOLD = 1024
 
 _STRING = TENSOR_DATA_TYPE["STRING"]
-_UNDEFINED = TENSOR_DATA_TYPE["UNDEFINED"]
 _NO_BYTES = np.zeros(0, np.uint8)
 _NO_BYTES.flags.writeable = False
 
@@ -228,35 +226,10 @@ def _tensor_problems(t: Tensor, path: str, format_version: int) -> Iterator[tupl
             "added it later, for training checkpoints, without a version bump)"
         )
         yield f"{path}.external_data_offset", why
-    yield from _size_problems(t, path)
-
-
-def _size_problems(t: Tensor, path: str) -> Iterator[tuple[str, str]]:
-    """A shape no array can have, or a payload of another size than the shape needs.
-
-    onnxruntime refuses both ("Initializer raw data size mismatch", "UnpackTensor: the
-    pre-allocated size does not match"), and a tensor without a data type; tensors kept
-    outside the file take their size from the shape.
-    """
-    if t.data_type == _UNDEFINED:
-        yield f"{path}.data_type", f"tensor {t.name!r} has no data type (UNDEFINED)"
-        return
-    size = ELEMENT_BYTES.get(t.data_type)
-    problem = shape_problem(t.dims, size or 1)
-    if problem is not None:
-        yield f"{path}.dims", f"tensor {t.name!r} has {problem}"
-        return
-    count = element_count(t.dims)
-    if t.data_type == _STRING:
-        if len(t.string_data) != count:
-            why = f"tensor {t.name!r}: {len(t.string_data)} strings for shape {t.shape}"
-            yield f"{path}.string_data", why
-    elif size is not None and (t.nbytes or t.external_data_offset < 0) and t.nbytes != count * size:
-        why = (
-            f"tensor {t.name!r}: {t.nbytes} bytes of raw_data, but {_type_name(t.data_type)} "
-            f"{t.shape} needs {count * size} (onnxruntime refuses such an initializer)"
-        )
-        yield f"{path}.raw_data", why
+    found = tensor_problem(t)
+    if found is not None:
+        field, why = found
+        yield f"{path}.{field}", why
 
 
 def _graph_problems(graph: Graph, format_version: int) -> Iterator[tuple[str, str]]:
@@ -616,16 +589,10 @@ def _fill(
         return
     size = sum(r.length for r in regions if r.source is not None)
     total = size if grand_total is None else grand_total
-    done = base
-    progress(done, total)
-
-    def advance(n: int) -> None:
-        nonlocal done
-        done += n
-        progress(done, total)
-
-    execute(regions, dest, threads=threads, progress=advance)
-    if done != base + size:  # regions whose source is empty
+    progress(base, total)
+    tally = Tally(progress, total, base)
+    execute(regions, dest, threads=threads, progress=tally)
+    if tally.done != base + size:  # regions whose source is empty
         progress(base + size, total)
 
 
@@ -759,20 +726,13 @@ def write_pair(
     meta_total = sum(r.length for r in result.plan.regions if r.source is not None)
     data_total = sum(r.length for r in data.regions if r.source is not None)
     total = meta_total + data_total
-    done = 0
-
-    def advance(n: int) -> None:
-        nonlocal done
-        done += n
-        assert progress is not None
-        progress(done, total)
 
     def fill_data(fd: int) -> None:
         if progress is None:
             execute_file(data, fd, threads=threads)
             return
         progress(0, total)
-        execute_file(data, fd, threads=threads, progress=advance)
+        execute_file(data, fd, threads=threads, progress=Tally(progress, total))
 
     target = companion_path(path)
     files = [SizedFile(target, data.size, fill_data, mapped=False, link_from=link_from)]

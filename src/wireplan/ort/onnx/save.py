@@ -13,6 +13,7 @@ from wireplan.core.atomic import SizedFile, atomic_open, write_bytes, write_grou
 from wireplan.core.buffers import MappedFile
 from wireplan.core.executor import CHUNK_BYTES, execute_file
 from wireplan.core.plan import Plan, check_alignment
+from wireplan.core.progress import Tally
 from wireplan.errors import EncodeError
 from wireplan.ort import model as m
 from wireplan.ort.onnx.schemas import _PROTOBUF_LIMIT
@@ -202,18 +203,10 @@ def convert_ort_to_onnx(
             _check_size(proto.ByteSize())
             data_path = dst_path.with_name(location)
             if threads is not None and threads > 1:
-                done = 0
-
-                def advance(n: int) -> None:
-                    nonlocal done
-                    done += n
-                    assert progress is not None
-                    progress(done, total)
+                tally = None if progress is None else Tally(progress, total)
 
                 def fill_data(fd: int) -> None:
-                    execute_file(
-                        plan, fd, threads=threads, progress=None if progress is None else advance
-                    )
+                    execute_file(plan, fd, threads=threads, progress=tally)
 
                 write_group(
                     [SizedFile(data_path, plan.size, fill_data, mapped=False)], durable=durable
