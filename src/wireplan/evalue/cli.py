@@ -9,6 +9,7 @@ import pickle
 import sys
 import time
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
@@ -261,7 +262,7 @@ def _tally(records: RecordFile, kinds: Counter[str]) -> tuple[int, int]:
     return elements, tensor_bytes
 
 
-def _mix(elements: int, kinds: Counter[str], tensor_bytes: int) -> str:
+def _mix(elements: int, kinds: Mapping[str, int], tensor_bytes: int) -> str:
     mix = ", ".join(f"{k} {c}" for k, c in sorted(kinds.items()))
     return (
         f"{count(elements, 'value')} ({mix or 'none'}); {count(tensor_bytes, 'tensor data byte')}"
@@ -291,34 +292,22 @@ def inspect_shards(spec: str | Path, out: TextIO) -> None:
     Every record is decoded (as views), so a damaged shard raises
     :class:`InspectError` naming it; ``FileNotFoundError`` when ``spec`` finds no file.
     """
-    paths = shard_paths(spec)  # FileNotFoundError when it names nothing
-    kinds: Counter[str] = Counter()
-    records = elements = tensor_bytes = size = 0
-    lines = []
-    for name in paths:
-        path = Path(name)
-        try:
-            with RecordFile(path, copy=False, extended=True, text=False) as shard:
-                n = len(shard)
-                values, data = _tally(shard, kinds)
-                shard_size = shard.size
-        except DecodeError as exc:
-            raise InspectError(path, "damaged EValue record file", exc) from exc
-        lines.append(f"  {path}: {count(n, 'record')}, {count(shard_size, 'byte')}")
-        records += n
-        elements += values
-        tensor_bytes += data
-        size += shard_size
+    facts = summary_shards(spec)  # FileNotFoundError when it names nothing
+    shards = facts["shards"]
     print(
-        f"{spec}: {count(len(paths), 'EValue record file')}, {count(size, 'byte')}, "
-        f"{count(records, 'record')}",
+        f"{spec}: {count(len(shards), 'EValue record file')}, {count(facts['size'], 'byte')}, "
+        f"{count(facts['records'], 'record')}",
         file=out,
     )
-    for line in lines[:_SHOWN_RECORDS]:
-        print(line, file=out)
-    if len(lines) > _SHOWN_RECORDS:
-        print(f"  ... {count(len(lines) - _SHOWN_RECORDS, 'more file')}", file=out)
-    print(f"  {_mix(elements, kinds, tensor_bytes)}", file=out)
+    for shard in shards[:_SHOWN_RECORDS]:
+        print(
+            f"  {Path(shard['path'])}: {count(shard['records'], 'record')}, "
+            f"{count(shard['size'], 'byte')}",
+            file=out,
+        )
+    if len(shards) > _SHOWN_RECORDS:
+        print(f"  ... {count(len(shards) - _SHOWN_RECORDS, 'more file')}", file=out)
+    print(f"  {_mix(facts['values'], facts['types'], facts['tensor_bytes'])}", file=out)
 
 
 # ---------------------------------------------------------------- inspect --json
@@ -386,7 +375,7 @@ def _summary_records(records: RecordFile, record: int | None) -> dict[str, Any]:
     return found
 
 
-def summary_shards(pattern: str) -> dict[str, Any]:
+def summary_shards(pattern: str | Path) -> dict[str, Any]:
     """The facts of ``wireplan inspect --json`` for a folder or glob of record files.
 
     ``format`` ``"evalue-shards"``, ``size`` (the sum), ``shards`` (each
