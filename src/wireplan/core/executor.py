@@ -21,7 +21,7 @@ import contextlib
 import mmap
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -183,33 +183,27 @@ def run_copies(
     pieces: list[Copy] = []
     for dst, src in copies:
         pieces.extend(_split(dst, src, chunk_bytes))
-    if n == 1:
-        assert progress is not None
-        pending = 0
-        for dst, src in pieces:
-            copy_array(dst, src)
-            pending += dst.nbytes
-            if pending >= chunk_bytes:
-                progress(pending)
-                pending = 0
-        if pending:
-            progress(pending)
-        return
 
     def one(pair: Copy) -> int:
         copy_array(pair[0], pair[1])
         return pair[0].nbytes
 
-    with ThreadPoolExecutor(max_workers=n, thread_name_prefix="wireplan-copy") as pool:
-        # Iterating re-raises the first exception from any worker.
+    def report(copied: Iterable[int]) -> None:
+        # Iterating runs the copies (and re-raises the first exception of any worker).
         pending = 0
-        for k in pool.map(one, pieces):
+        for k in copied:
             pending += k
             if progress is not None and pending >= chunk_bytes:
                 progress(pending)
                 pending = 0
         if progress is not None and pending:
             progress(pending)
+
+    if n == 1:
+        report(map(one, pieces))
+        return
+    with ThreadPoolExecutor(max_workers=n, thread_name_prefix="wireplan-copy") as pool:
+        report(pool.map(one, pieces))
 
 
 def execute(
