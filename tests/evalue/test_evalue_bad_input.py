@@ -250,3 +250,18 @@ def test_hostile_list_tables(entries: list[tuple[int, int]], count_delta: int, b
         decode_list(blob, copy=False)
     except DecodeError as exc:
         assert 0 <= exc.offset <= len(blob)
+
+
+@pytest.mark.parametrize("code", [15, 6])  # bfloat16 (no big-endian numpy type), float32
+def test_zero_elements_with_an_overflowing_shape_fail_alike_with_and_without_copy(
+    code: int,
+) -> None:
+    # Found by fuzz_evalue: a bfloat16 tensor with a 0 among sizes whose product overflows
+    # numpy was a RawTensor view without a copy and a LimitError with one.
+    blob = _tensor(code, [0x0F0F0F0F] * 12 + [0, 3])
+    errors = []
+    for copy in (False, True):
+        with pytest.raises(LimitError, match="overflows the element count") as info:
+            decode(blob, copy=copy, extended=True, text=False)
+        errors.append((info.value.offset, info.value.reason))
+    assert errors[0] == errors[1] and errors[0][0] == len(blob)

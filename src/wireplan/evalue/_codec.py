@@ -473,14 +473,15 @@ def _tensor_data(
     if info.native is None or len(shape) > NUMPY_MAX_RANK:
         data = mv[data_at:end]
         return RawTensor(info.code, shape, bytes(data) if copy else data.toreadonly())
+    if count == 0:
+        # numpy still multiplies every size; keep it from overflowing (with or without a copy).
+        nonzero = math.prod(n for n in shape if n)
+        if nonzero * info.itemsize > _MAX_NBYTES:
+            raise LimitError(f"Tensor shape {list(shape)} overflows the element count", data_at)
     if not copy and info.bits is not info.native:
         # numpy has no big-endian bfloat16: a zero-copy view keeps its type as a RawTensor.
         return RawTensor(info.code, shape, mv[data_at:end].toreadonly())
     if count == 0:
-        # numpy still multiplies every size; keep it from overflowing.
-        nonzero = math.prod(n for n in shape if n)
-        if nonzero * info.itemsize > _MAX_NBYTES:
-            raise LimitError(f"Tensor shape {list(shape)} overflows the element count", data_at)
         if copy:
             return np.empty(shape, info.native)
         empty = np.empty(shape, info.wire)  # the dtype a view has, even with no elements
