@@ -9,6 +9,7 @@ import pytest
 
 import wireplan
 from wireplan import (
+    ArgumentError,
     CompileError,
     DecodeError,
     EncodeError,
@@ -112,13 +113,13 @@ def test_check_alignment() -> None:
         assert check_alignment(good) == good
     assert check_alignment(65536, most=65536) == 65536
     for bad in (0, 3, -4, 48, 2.0, True, "8", None):
-        with pytest.raises(EncodeError, match="alignment must be a power of two, not"):
+        with pytest.raises(ArgumentError, match="alignment must be a power of two, not"):
             check_alignment(bad)
-    with pytest.raises(EncodeError, match=r"^\$\.w: .* from 1 to 65536, not 131072$") as info:
+    with pytest.raises(ArgumentError, match=r"^\$\.w: .* from 1 to 65536, not 131072$") as info:
         check_alignment(131072, most=65536, path="$.w")
-    assert isinstance(info.value, ValueError) and info.value.path == "$.w"
+    assert isinstance(info.value, ValueError)
     plan = Plan()
-    with pytest.raises(EncodeError, match="power of two"):
+    with pytest.raises(ArgumentError, match="power of two"):
         plan.add(8, alignment=12)
     with pytest.raises(EncodeError, match="not a multiple of 8"):
         plan.place(4, 8, alignment=8)

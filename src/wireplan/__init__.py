@@ -18,24 +18,30 @@ import importlib
 import types
 
 from wireplan.errors import (
+    ArgumentError,
     CompileError,
     DecodeError,
     EncodeError,
     FileError,
     LimitError,
     MissingExtraError,
+    NotFoundError,
+    PeerError,
     WireplanError,
 )
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "ArgumentError",
     "CompileError",
     "DecodeError",
     "EncodeError",
     "FileError",
     "LimitError",
     "MissingExtraError",
+    "NotFoundError",
+    "PeerError",
     "WireplanError",
     "__version__",
     "core",

@@ -9,8 +9,13 @@ is the model):
   (``$.items[2].shape``).  ``offset`` is None only when the bytes are not at
   hand (a tensor of a model built in memory read as numpy);
 - :class:`EncodeError`: ``path``, the part of the value that cannot be encoded;
-  also a bad argument of a writer, such as an alignment that is not a power
-  of two (:func:`wireplan.core.plan.check_alignment`);
+- :class:`ArgumentError`: a bad argument or option of a call or a command
+  (an alignment that is not a power of two, an unknown language, a flag
+  that needs another); also a ``ValueError`` and a ``TypeError``;
+- :class:`NotFoundError`: a name that names nothing (a DSDL type, namespace or
+  version; an operator), with the nearest names when there are any;
+- :class:`PeerError`: an installed peer (onnxruntime, pycyphal) that refused
+  or failed at what it was asked;
 - :class:`CompileError`: ``path`` and ``line`` of the DSDL source;
 - :class:`FileError`: ``filename``, as an ``OSError`` has it;
 - :class:`MissingExtraError`: an optional dependency that is not installed,
@@ -27,12 +32,15 @@ import os
 from pathlib import Path as _Path
 
 __all__ = [
+    "ArgumentError",
     "CompileError",
     "DecodeError",
     "EncodeError",
     "FileError",
     "LimitError",
     "MissingExtraError",
+    "NotFoundError",
+    "PeerError",
     "WireplanError",
 ]
 
@@ -100,6 +108,30 @@ class EncodeError(WireplanError, ValueError):
 
     def __reduce__(self) -> tuple[object, ...]:
         return (type(self), (self.reason, self.path))
+
+
+class ArgumentError(WireplanError, ValueError, TypeError):
+    """A bad argument or option: a value outside its range, of the wrong type, or
+    a combination that does not go together.
+
+    Both a ``ValueError`` and a ``TypeError``, so code that caught either from
+    a plain Python API keeps working.  The message names the argument (or the
+    command-line flag) and what it accepts.
+    """
+
+
+class NotFoundError(WireplanError, LookupError):
+    """A name that names nothing: a DSDL type, namespace or version, an operator.
+
+    The message says what was looked for, where, and the nearest names known.
+    """
+
+
+class PeerError(WireplanError, RuntimeError):
+    """An installed peer (onnxruntime, pycyphal) refused or failed at what it was asked.
+
+    The message quotes the peer's own words after what wireplan asked of it.
+    """
 
 
 class CompileError(WireplanError):

@@ -15,7 +15,7 @@ import pytest
 from ort_write import models, peer
 from ort_write.corpus import same
 from ort_write.peer import FORMAT_VERSION
-from wireplan.errors import EncodeError, WireplanError
+from wireplan.errors import ArgumentError, EncodeError, WireplanError
 from wireplan.ort import kernel_types, to_onnx, writer
 from wireplan.ort.model import (
     KernelTypeStrResolver,
@@ -202,20 +202,20 @@ def test_alignment_in_subgraphs_and_attributes(tmp_path: Path) -> None:
 
 def test_bad_alignment_is_rejected(tmp_path: Path) -> None:
     for bad in (0, 3, 48, 131072):
-        with pytest.raises(EncodeError, match="power of two"):
+        with pytest.raises(ArgumentError, match="power of two"):
             writer.save(models.weights(100), tmp_path / "x.ort", alignment=bad)
 
 
 def test_bad_alignment_is_one_error_in_every_writer(tmp_path: Path) -> None:
-    # One check (wireplan.core.check_alignment), one error type: an EncodeError, also a ValueError.
+    # One check (wireplan.core.check_alignment), one error type: an ArgumentError, also a ValueError.
     from wireplan.ort.onnx.save import convert_ort_to_onnx
 
     src = tmp_path / "w.ort"
     writer.save(models.weights(100), src)
     for bad in (0, 3, -8, 2.0, True):
-        with pytest.raises(EncodeError, match=r"alignment must be a power of two") as one:
+        with pytest.raises(ArgumentError, match=r"alignment must be a power of two") as one:
             writer.save(models.weights(100), tmp_path / "x.ort", alignment=bad)  # type: ignore[arg-type]
-        with pytest.raises(EncodeError, match=r"alignment must be a power of two") as two:
+        with pytest.raises(ArgumentError, match=r"alignment must be a power of two") as two:
             convert_ort_to_onnx(src, tmp_path / "x.onnx", external_data=True, alignment=bad)  # type: ignore[arg-type]
         assert isinstance(one.value, ValueError) and isinstance(two.value, ValueError)
     assert not (tmp_path / "x.ort").exists() and not (tmp_path / "x.onnx").exists()

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from wireplan.errors import EncodeError
+from wireplan.errors import ArgumentError, EncodeError
 
 __all__ = ["Plan", "Region", "align_up", "check_alignment", "is_power_of_two"]
 
@@ -26,12 +26,13 @@ def is_power_of_two(n: int) -> bool:
 
 
 def check_alignment(alignment: object, *, most: int | None = None, path: str = "$") -> int:
-    """``alignment`` when it is a power of two (up to ``most``); otherwise an :class:`EncodeError`.
+    """``alignment`` when it is a power of two (up to ``most``); otherwise an :class:`ArgumentError`.
 
     The one check of an alignment for every writer (the plan, the FlatBuffers
     builder, the .ort and .onnx writers), so a bad one is the same error
-    everywhere: an ``EncodeError``, which is also a ``ValueError``.  ``path``
-    names the value that asked for it (``$.graph.initializers[2]``).
+    everywhere: an ``ArgumentError``, which is also a ``ValueError``.  ``path``
+    names the value that asked for it (``$.graph.initializers[2]``) when it is
+    not the call's own argument (``"$"``).
     """
     if (
         not isinstance(alignment, int)
@@ -40,7 +41,8 @@ def check_alignment(alignment: object, *, most: int | None = None, path: str = "
         or (most is not None and alignment > most)
     ):
         span = "" if most is None else f" from 1 to {most}"
-        raise EncodeError(f"alignment must be a power of two{span}, not {alignment!r}", path)
+        where = "" if path == "$" else f"{path}: "
+        raise ArgumentError(f"{where}alignment must be a power of two{span}, not {alignment!r}")
     return alignment
 
 
