@@ -121,7 +121,7 @@ def test_check_alignment() -> None:
     plan = Plan()
     with pytest.raises(ArgumentError, match="power of two"):
         plan.add(8, alignment=12)
-    with pytest.raises(EncodeError, match="not a multiple of 8"):
+    with pytest.raises(ArgumentError, match="not a multiple of 8"):
         plan.place(4, 8, alignment=8)
 
 

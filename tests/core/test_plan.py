@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from wireplan.core import Plan, align_up, is_power_of_two
-from wireplan.errors import ArgumentError, EncodeError
+from wireplan.errors import ArgumentError
 
 
 @pytest.mark.parametrize(
@@ -41,7 +41,7 @@ def test_place_rejects_overlap_misalignment_and_bad_alignment() -> None:
     plan.place(0, 16, name="a")
     with pytest.raises(ValueError, match="overlaps"):
         plan.place(8, 16, name="b")
-    with pytest.raises(EncodeError, match="multiple of 64"):
+    with pytest.raises(ArgumentError, match="multiple of 64"):
         plan.place(65, 1, alignment=64)
     with pytest.raises(ArgumentError, match="power of two"):
         plan.add(1, alignment=3)

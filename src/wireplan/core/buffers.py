@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from wireplan.core.closing import Closing
-from wireplan.errors import FileError
+from wireplan.errors import ArgumentError, FileError
 
 __all__ = ["MappedFile", "as_memoryview", "drop_pages", "file_range", "view"]
 
@@ -28,7 +28,7 @@ def as_memoryview(data: Any) -> memoryview:
     """A flat, byte-typed memoryview of any bytes-like object (no copy)."""
     mv = data if isinstance(data, memoryview) else memoryview(data)
     if not mv.c_contiguous:
-        raise ValueError("buffer must be contiguous")
+        raise ArgumentError("buffer must be contiguous")
     if mv.ndim != 1 or mv.format != "B":
         mv = mv.cast("B")
     return mv

@@ -29,7 +29,7 @@ import numpy as np
 from numpy.lib import NumpyVersion
 
 from wireplan.core.plan import Plan, Region
-from wireplan.errors import FileError
+from wireplan.errors import ArgumentError, FileError
 
 __all__ = [
     "CHUNK_BYTES",
@@ -99,19 +99,19 @@ def resolve_threads(threads: int | None, total_bytes: int) -> int:
             return 1
         return max(1, min(os.cpu_count() or 1, 8))
     if threads < 1:
-        raise ValueError(f"threads must be at least 1, not {threads}")
+        raise ArgumentError(f"threads must be at least 1, not {threads}")
     return threads
 
 
 def _byte_view(dest: Any) -> np.ndarray[Any, np.dtype[np.uint8]]:
     if isinstance(dest, np.ndarray):
         if not dest.flags.c_contiguous:
-            raise ValueError("destination array must be C-contiguous")
+            raise ArgumentError("destination array must be C-contiguous")
         view = dest.reshape(-1).view(np.uint8)
     else:
         view = np.frombuffer(dest, dtype=np.uint8)
     if not view.flags.writeable:
-        raise ValueError("destination buffer is read-only")
+        raise ArgumentError("destination buffer is read-only")
     return view
 
 
@@ -142,7 +142,7 @@ def _checked_source(region: Region) -> tuple[np.ndarray[Any, Any], np.dtype[Any]
     src = _source_array(region)
     dtype = region.dtype if region.dtype is not None else src.dtype
     if dtype.itemsize * src.size != region.length:
-        raise ValueError(
+        raise ArgumentError(
             f"region {region.name!r}: {region.length} bytes planned, "
             f"source holds {dtype.itemsize * src.size}"
         )
@@ -152,7 +152,7 @@ def _checked_source(region: Region) -> tuple[np.ndarray[Any, Any], np.dtype[Any]
 def _copies_for(region: Region, dest_bytes: np.ndarray[Any, np.dtype[np.uint8]]) -> Copy:
     src, dtype = _checked_source(region)
     if region.end > dest_bytes.shape[0]:
-        raise ValueError(
+        raise ArgumentError(
             f"region {region.name!r} ends at {region.end}, past the destination "
             f"({dest_bytes.shape[0]} bytes)"
         )
@@ -225,7 +225,7 @@ def execute(
     regions = plan.regions if isinstance(plan, Plan) else plan
     dest_bytes = _byte_view(dest)
     if isinstance(plan, Plan) and dest_bytes.shape[0] < plan.size:
-        raise ValueError(f"destination holds {dest_bytes.shape[0]} bytes, plan needs {plan.size}")
+        raise ArgumentError(f"destination holds {dest_bytes.shape[0]} bytes, plan needs {plan.size}")
     copies = [_copies_for(r, dest_bytes) for r in regions if r.source is not None and r.length]
     run_copies(copies, threads=threads, chunk_bytes=chunk_bytes, progress=progress)
 

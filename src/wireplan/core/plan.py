@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from wireplan.errors import ArgumentError, EncodeError
+from wireplan.errors import ArgumentError
 
 __all__ = ["Plan", "Region", "align_up", "check_alignment", "is_power_of_two"]
 
@@ -147,9 +147,9 @@ class Plan:
         """
         check_alignment(alignment)
         if offset < 0 or length < 0:
-            raise ValueError(f"region {name!r}: negative offset or length ({offset}, {length})")
+            raise ArgumentError(f"region {name!r}: negative offset or length ({offset}, {length})")
         if offset % alignment:
-            raise EncodeError(f"region {name!r}: offset {offset} is not a multiple of {alignment}")
+            raise ArgumentError(f"region {name!r}: offset {offset} is not a multiple of {alignment}")
         at = len(self._starts)
         if length:
             if at and offset < self._ends[-1]:  # not simply after the last: look it up
@@ -164,7 +164,7 @@ class Plan:
                 other = next(
                     r for r in self._regions if r.length and r.offset == self._starts[clash]
                 )
-                raise ValueError(
+                raise ArgumentError(
                     f"region {name!r} [{offset}, {end}) overlaps "
                     f"{other.name!r} [{other.offset}, {other.end})"
                 )
