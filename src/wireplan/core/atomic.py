@@ -39,6 +39,11 @@ until the last rename).  Only a crash of the process or the machine between
 two renames, a window of microseconds, can leave the new files renamed so
 far beside the old rest; the previous versions of those are then still
 there as ``.NAME.*.prev`` hard links.
+
+:func:`replace_folders` does the same for whole folders made complete
+beside their targets (a generated package): every previous folder is
+renamed aside as ``.NAME.*.prev`` until the last move, and put back if one
+fails.
 """
 
 from __future__ import annotations
@@ -61,7 +66,15 @@ from wireplan.core.executor import execute
 from wireplan.core.plan import Plan
 from wireplan.errors import FileError
 
-__all__ = ["SizedFile", "atomic_open", "write_bytes", "write_group", "write_plan", "write_sized"]
+__all__ = [
+    "SizedFile",
+    "atomic_open",
+    "replace_folders",
+    "write_bytes",
+    "write_group",
+    "write_plan",
+    "write_sized",
+]
 
 
 def _umask() -> int:
@@ -372,6 +385,69 @@ def write_group(files: Sequence[SizedFile], *, durable: bool = True) -> None:
         if kept is not None:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(kept)
+
+
+def _fsync_tree(folder: str) -> None:
+    """fsync every file under ``folder``, then each folder, deepest first."""
+    for here, _, names in os.walk(folder, topdown=False):
+        for name in names:
+            path = os.path.join(here, name)
+            with _filesystem(path):
+                fd = os.open(path, os.O_RDONLY)
+                try:
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+        _fsync_dir(here)
+
+
+def replace_folders(
+    moves: Sequence[tuple[str | os.PathLike[str], str | os.PathLike[str]]],
+    *,
+    durable: bool = True,
+) -> None:
+    """Move complete new folders onto their targets, all or none.
+
+    ``moves`` pairs each new folder with the folder it replaces or creates
+    (on one filesystem: a new folder is made beside or below its target's
+    parent).  They are moved in the order given; each previous folder is
+    renamed aside first (``.NAME.XXXXXXXX.prev`` beside it) and removed
+    after the last move.  A failure during the moves removes the new
+    folders moved so far and puts every previous one back.  ``durable``:
+    every file and folder under the new folders is fsynced before the first
+    move and the targets' parents after the last (see the module docstring).
+    """
+    if durable:
+        for source, _ in moves:
+            _fsync_tree(os.fspath(source))
+    done: list[tuple[str, str | None]] = []  # (target, where its previous folder went)
+    try:
+        for source, dest in moves:
+            target = os.path.abspath(os.fspath(dest))
+            aside = None
+            with _filesystem(target):
+                if os.path.lexists(target):
+                    aside = os.path.join(
+                        os.path.dirname(target),
+                        f".{os.path.basename(target)}.{os.urandom(4).hex()}.prev",
+                    )
+                    os.replace(target, aside)
+                done.append((target, aside))
+                os.replace(source, target)
+    except BaseException:
+        for target, aside in reversed(done):
+            with contextlib.suppress(OSError):
+                if os.path.lexists(target):  # the new folder, moved in
+                    shutil.rmtree(target, ignore_errors=True)
+                if aside is not None:
+                    os.replace(aside, target)
+        raise
+    if durable:
+        for folder in sorted({os.path.dirname(t) for t, _ in done}):
+            _fsync_dir(folder)
+    for _, aside in done:
+        if aside is not None:
+            shutil.rmtree(aside, ignore_errors=True)
 
 
 def write_plan(

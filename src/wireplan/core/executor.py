@@ -225,7 +225,9 @@ def execute(
     regions = plan.regions if isinstance(plan, Plan) else plan
     dest_bytes = _byte_view(dest)
     if isinstance(plan, Plan) and dest_bytes.shape[0] < plan.size:
-        raise ArgumentError(f"destination holds {dest_bytes.shape[0]} bytes, plan needs {plan.size}")
+        raise ArgumentError(
+            f"destination holds {dest_bytes.shape[0]} bytes, plan needs {plan.size}"
+        )
     copies = [_copies_for(r, dest_bytes) for r in regions if r.source is not None and r.length]
     run_copies(copies, threads=threads, chunk_bytes=chunk_bytes, progress=progress)
 

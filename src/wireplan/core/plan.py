@@ -149,7 +149,9 @@ class Plan:
         if offset < 0 or length < 0:
             raise ArgumentError(f"region {name!r}: negative offset or length ({offset}, {length})")
         if offset % alignment:
-            raise ArgumentError(f"region {name!r}: offset {offset} is not a multiple of {alignment}")
+            raise ArgumentError(
+                f"region {name!r}: offset {offset} is not a multiple of {alignment}"
+            )
         at = len(self._starts)
         if length:
             if at and offset < self._ends[-1]:  # not simply after the last: look it up
