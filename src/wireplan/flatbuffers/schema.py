@@ -25,6 +25,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from wireplan.errors import ArgumentError, NotFoundError
+
 __all__ = [
     "SCALARS",
     "EnumDef",
@@ -84,13 +86,13 @@ class TypeRef:
     @staticmethod
     def scalar(name: str) -> TypeRef:
         if name not in SCALARS:
-            raise ValueError(f"unknown scalar type {name!r}")
+            raise ArgumentError(f"unknown scalar type {name!r}")
         return TypeRef("scalar", name)
 
     @staticmethod
     def vector(element: TypeRef) -> TypeRef:
         if element.kind in ("vector", "union"):
-            raise ValueError(f"vectors of {element.kind}s are not supported")
+            raise ArgumentError(f"vectors of {element.kind}s are not supported")
         return TypeRef("vector", element=element)
 
 
@@ -142,7 +144,7 @@ class TableDef:
         for f in self.fields:
             if f.name == name:
                 return f
-        raise KeyError(f"table {self.name} has no field {name!r}")
+        raise NotFoundError(f"table {self.name} has no field {name!r}")
 
     @property
     def key_field(self) -> Field | None:
@@ -174,7 +176,7 @@ class Schema:
     def table(self, name: str, *fields: Field) -> TableDef:
         slots = [f.slot for f in fields]
         if len(set(slots)) != len(slots):
-            raise ValueError(f"table {name}: duplicate slots {slots}")
+            raise ArgumentError(f"table {name}: duplicate slots {slots}")
         t = TableDef(name, tuple(fields))
         self.tables[name] = t
         return t
@@ -190,7 +192,7 @@ class Schema:
             elif ftype.kind in ("scalar", "enum"):
                 size = a = self.scalar_of(ftype).size
             else:
-                raise ValueError(f"struct {name}.{fname}: {ftype.kind} fields are not allowed")
+                raise ArgumentError(f"struct {name}.{fname}: {ftype.kind} fields are not allowed")
             pos = (pos + a - 1) // a * a
             offsets.append(pos)
             pos += size
@@ -216,7 +218,7 @@ class Schema:
             return SCALARS[t.name]
         if t.kind == "enum":
             return SCALARS[self.enums[t.name].underlying]
-        raise TypeError(f"{t.kind} {t.name!r} is not a scalar")
+        raise ArgumentError(f"{t.kind} {t.name!r} is not a scalar")
 
     def check(self) -> None:
         """Raise ``ValueError`` if any name a type refers to is not defined."""
@@ -232,7 +234,7 @@ class Schema:
                 assert t.element is not None
                 walk(where, t.element)
             elif t.kind in kinds and t.name not in kinds[t.kind]:
-                raise ValueError(f"{where}: unknown {t.kind} {t.name!r}")
+                raise ArgumentError(f"{where}: unknown {t.kind} {t.name!r}")
 
         for tdef in self.tables.values():
             for f in tdef.fields:
@@ -240,6 +242,6 @@ class Schema:
         for udef in self.unions.values():
             for member in udef.members.values():
                 if member not in self.tables:
-                    raise ValueError(f"union {udef.name}: unknown table {member!r}")
+                    raise ArgumentError(f"union {udef.name}: unknown table {member!r}")
         if self.root not in self.tables:
-            raise ValueError(f"root table {self.root!r} is not defined")
+            raise ArgumentError(f"root table {self.root!r} is not defined")

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from ort_write.fbref import FbEncoder, fb_decode, root_table, vector_data_offset
 from wireplan.core.executor import execute
-from wireplan.errors import EncodeError
+from wireplan.errors import ArgumentError, EncodeError, NotFoundError
 from wireplan.flatbuffers.builder import MAX_BUFFER_SIZE, Aligned, Builder, Union, build_bytes
 from wireplan.flatbuffers.schema import Field, Schema, TypeRef
 
@@ -296,7 +296,6 @@ def test_past_two_gib_is_an_encode_error_before_any_copy() -> None:
         ({"child": {"names": ["a", 7]}}, "$.child.names[1]"),
         ({"thing": Union("Root", {})}, "$.thing"),
         ({"edges": [(1, 2)]}, "$.edges"),
-        ({"floats": Aligned([1.0], 3)}, "$.floats"),
         ({"small": 1000}, "$.small"),
         ({"child": {"child": {"longs": ["x"]}}}, "$.child.child.longs"),
     ],
@@ -308,12 +307,20 @@ def test_bad_values_are_encode_errors_with_a_path(value: dict[str, Any], where: 
 
 
 def test_bad_configuration() -> None:
-    with pytest.raises(ValueError):
+    """A bad builder argument is an ArgumentError, a name the schema lacks a NotFoundError."""
+    with pytest.raises(ArgumentError, match="not a vector"):
         Builder(SCHEMA, field_alignment={("Root", "name"): 8})
-    with pytest.raises(EncodeError):
+    with pytest.raises(ArgumentError, match=r"Root\.data: alignment must be a power of two"):
         Builder(SCHEMA, field_alignment={("Root", "data"): 3})
+    with pytest.raises(NotFoundError, match=r"no field Root\.nope"):
+        Builder(SCHEMA, field_alignment={("Root", "nope"): 8})
     with pytest.raises(EncodeError):
         Builder(SCHEMA).build({}, file_identifier=b"TOOLONG")
+
+
+def test_a_bad_alignment_in_a_value_names_its_place() -> None:
+    with pytest.raises(ArgumentError, match=r"^\$\.floats: alignment must be a power of two"):
+        build_bytes(SCHEMA, {"floats": Aligned([1.0], 3)})
 
 
 def test_no_identifier_and_other_root() -> None:
@@ -332,8 +339,10 @@ def test_variants_write_only_the_selected_fields() -> None:
     ]:
         buf = bytes(build_bytes(b, value, root_table="Leaf"))
         assert fb_decode(SCHEMA, "Leaf", root_table(buf)) == want
-    with pytest.raises(ValueError):
+    with pytest.raises(NotFoundError, match=r"no field Leaf\.nope"):
         Builder(SCHEMA, variants={"Leaf": ("nope", {})})
+    with pytest.raises(NotFoundError, match="has no fields"):
+        Builder(SCHEMA, variants={"Leaf": ("id", {1: ["nope"]})})
 
 
 def test_substitutes_replace_tables_by_identity() -> None:

@@ -5,14 +5,14 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass
 
-import flatbuffers
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wireplan import DecodeError, LimitError
-from wireplan.flatbuffers.reader import Limits, read_root
+import flatbuffers
+from wireplan import ArgumentError, DecodeError, LimitError, NotFoundError
+from wireplan.flatbuffers.reader import Limits, TableReader, read_root
 from wireplan.flatbuffers.schema import Field, Schema, TypeRef
 
 STR = TypeRef("string")
@@ -163,6 +163,30 @@ def test_identifier_checked() -> None:
     with pytest.raises(DecodeError) as info:
         read_root(SCHEMA, build_full(), identifier=b"NOPE")
     assert info.value.offset == 4
+
+
+def test_bad_questions_are_argument_and_lookup_errors() -> None:
+    """Not the buffer's fault: a bad identifier argument, or a field the schema lacks."""
+    reader = TableReader(SCHEMA, build_full())
+    with pytest.raises(ArgumentError, match="4 bytes"):
+        reader.root_position(b"LONGER")
+    root = reader.root_position(b"TEST")
+    with pytest.raises(NotFoundError, match="no field 'nope'"):
+        reader.locate("$.nope", root)
+    with pytest.raises(NotFoundError, match="no field 'nope'"):
+        SCHEMA.tables["Root"].field("nope")
+    with pytest.raises(ArgumentError, match="not a scalar"):
+        SCHEMA.scalar_of(TypeRef("string"))
+
+
+def test_bad_schemas_are_argument_errors() -> None:
+    s = Schema(root="Missing", file_identifier=b"")
+    with pytest.raises(ArgumentError, match="duplicate slots"):
+        s.table("T", Field("a", 0, TypeRef.scalar("int32")), Field("b", 0, TypeRef.scalar("int32")))
+    with pytest.raises(ArgumentError, match="root table 'Missing' is not defined"):
+        s.check()
+    with pytest.raises(ArgumentError, match="unknown scalar type"):
+        TypeRef.scalar("int128")
 
 
 def test_required_field() -> None:

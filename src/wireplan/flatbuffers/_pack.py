@@ -1,0 +1,500 @@
+"""One build: tables packed front to back into the metadata, large vectors planned after it.
+
+:class:`_State` walks a value once: each table's slot is reserved before the objects it
+refers to, so every offset points forward; vtables are shared; small vectors and strings
+are copied inline; large numpy vectors become :class:`_Pending` and then regions of the
+:class:`~wireplan.core.plan.Plan` that :meth:`_State.finish` returns in a :class:`BuildResult`.
+The values a caller passes (:class:`Union`, :class:`Aligned`) are defined here too.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple, Protocol
+
+import numpy as np
+
+from wireplan.core.plan import Plan, align_up, check_alignment
+from wireplan.errors import EncodeError
+from wireplan.flatbuffers._compiled import (
+    _REF,
+    _SCALAR,
+    _UTYPE,
+    _Entry,
+    _Shape,
+    _Table,
+)
+from wireplan.flatbuffers.schema import Schema, StructDef, TypeRef
+
+#: The largest FlatBuffers buffer: offsets are 32-bit and the format keeps sizes below 2 GiB.
+MAX_BUFFER_SIZE = 2**31 - 1
+#: The largest alignment a vector may ask for.
+MAX_ALIGNMENT = 65536
+#: Numpy vectors of at least this many bytes are planned as payload regions, not copied inline.
+LARGE_BYTES = 64 << 10
+
+_U32 = struct.Struct("<I")
+_I32 = struct.Struct("<i")
+
+
+class Union(NamedTuple):
+    """The value of a union field: the member table's name and its fields."""
+
+    table: str
+    value: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Aligned:
+    """A vector whose first element must start at a multiple of ``alignment`` from the buffer start.
+
+    ``name`` labels the payload region in the plan (for messages and progress).
+    """
+
+    value: Any
+    alignment: int
+    name: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class BuildResult:
+    """A planned buffer: ``plan`` fills it; ``metadata_size`` bytes of it are tables and small data.
+
+    ``payloads`` lists ``(data_offset, nbytes, name)`` of the large vectors,
+    which follow the metadata.
+    """
+
+    plan: Plan
+    metadata_size: int
+    payloads: tuple[tuple[int, int, str], ...]
+
+    @property
+    def size(self) -> int:
+        return self.plan.size
+
+
+class _Pending:
+    """A large vector planned after the metadata: the reference to it is patched in later.
+
+    ``count`` is the vector's element count; its bytes are ``array`` written as ``dtype``.
+    """
+
+    __slots__ = ("alignment", "array", "count", "dtype", "fixup", "path")
+
+    def __init__(
+        self,
+        array: np.ndarray[Any, Any],
+        dtype: np.dtype[Any],
+        alignment: int,
+        path: _Path,
+        count: int,
+        fixup: int,
+    ) -> None:
+        self.array = array
+        self.dtype = dtype
+        self.alignment = alignment
+        self.path = path
+        self.count = count
+        self.fixup = fixup
+
+
+# A path into the value, built as cheap nested tuples and rendered only when needed.
+_Path = tuple[Any, ...] | None
+
+
+def render_path(path: _Path) -> str:
+    """``$.a.b[3]`` for the nested tuple path ``(((None, "a"), "b"), 3)``."""
+    parts: list[str] = []
+    while path is not None:
+        path, seg = path
+        parts.append(f"[{seg}]" if isinstance(seg, int) else f".{seg}")
+    return "$" + "".join(reversed(parts))
+
+
+class _Settings(Protocol):
+    """What a build reads of its :class:`~.builder.Builder`."""
+
+    schema: Schema
+    large_bytes: int
+    max_depth: int
+    max_tables: int
+    limits_why: str
+    too_large_hint: str
+    _tables: dict[str, _Table]
+
+    def _struct(self, sdef: StructDef) -> tuple[struct.Struct, Callable[[Any], Any]]: ...
+
+
+_MAPPING, _OBJECT, _NOT_A_TABLE = 0, 1, 2
+# What a Python type is as a table value, asked once per type (an ABC check per
+# table costs more than the rest of the dispatch for models of many small tables).
+_FORMS: dict[type, int] = {dict: _MAPPING}
+
+
+def _form_of(tv: type) -> int:
+    if issubclass(tv, Mapping):
+        return _MAPPING
+    if tv is type(None) or issubclass(tv, (str, bytes, int, float, list, tuple)):
+        return _NOT_A_TABLE
+    return _OBJECT
+
+
+class _State:
+    """One build: the metadata buffer, the vtable cache, the large vectors pending."""
+
+    __slots__ = ("buf", "builder", "count", "depth", "pending", "subst", "tables", "vtables")
+
+    def __init__(self, builder: _Settings, substitutes: Mapping[int, Any] | None = None) -> None:
+        self.builder = builder
+        self.depth = -1  # of the table being placed (the root: 0)
+        self.count = 0  # tables placed
+        self.subst = substitutes or None
+        self.tables = builder._tables
+        self.buf = bytearray()
+        self.vtables: dict[bytes, int] = {}
+        self.pending: list[_Pending] = []
+
+    # Each placement appends to ``buf`` and returns the absolute offset of what it placed.
+
+    def string(self, value: Any, path: _Path) -> int:
+        if isinstance(value, str):
+            data = value.encode("utf-8")
+        elif isinstance(value, (bytes, bytearray, memoryview)):
+            data = bytes(value)
+        else:
+            raise EncodeError(f"expected a string, got {type(value).__name__}", render_path(path))
+        buf = self.buf
+        pad = -len(buf) & 3
+        if pad:
+            buf += _ZEROS[pad]
+        pos = len(buf)
+        buf += _U32.pack(len(data))
+        buf += data
+        buf += b"\0"
+        return pos
+
+    def table(self, ct: _Table, value: Any, path: _Path) -> int:
+        subst = self.subst
+        if subst is not None:
+            value = subst.get(id(value), value)
+        fields = ct.fields
+        present: list[_Entry] = []
+        values: list[Any] = []
+        add_entry = present.append
+        add_value = values.append
+        tv = type(value)
+        form = _FORMS.get(tv)
+        if form is None:
+            form = _FORMS[tv] = _form_of(tv)
+        if form == _NOT_A_TABLE:
+            raise EncodeError(
+                f"expected a mapping or object for table {ct.name}, got {type(value).__name__}",
+                render_path(path),
+            )
+        # Fields by name: a mapping's keys or an object's attributes (one loop for both;
+        # the test per field is cheaper than a getter call per field).
+        get = value.get if form == _MAPPING else None
+        if ct.variants is not None:
+            tag = (
+                get(ct.variant_field) if get is not None else getattr(value, ct.variant_field, None)
+            )
+            fields = ct.variants.get(tag, fields)
+        for fname, e, e2 in fields:
+            v = get(fname) if get is not None else getattr(value, fname, None)
+            if v is None:
+                continue
+            kind = e.kind
+            if kind == _SCALAR:
+                if e.enum is not None and isinstance(v, str):
+                    v = self.enum_value(e, v, path)
+                if v == e.default:
+                    continue
+            elif kind == _UTYPE:
+                add_entry(e)
+                add_value(v)
+                e = e2  # type: ignore[assignment]  # a union always has its second entry
+            elif not e.keep_empty and v == "":
+                continue
+            add_entry(e)
+            add_value(v)
+        depth = self.depth + 1
+        self.count += 1
+        if depth > self.builder.max_depth or self.count > self.builder.max_tables:
+            self.refuse(depth, path)
+        self.depth = depth
+        pos = self.place_table(ct, present, values, path)
+        self.depth = depth - 1
+        return pos
+
+    def refuse(self, depth: int, path: _Path) -> None:
+        b = self.builder
+        why = f" ({b.limits_why})" if b.limits_why else ""
+        if depth > b.max_depth:
+            raise EncodeError(
+                f"tables nest deeper than {b.max_depth} levels{why}", render_path(path)
+            )
+        raise EncodeError(f"more than {b.max_tables} tables{why}", render_path(path))
+
+    def enum_value(self, e: _Entry, v: str, path: _Path) -> int:
+        assert e.enum is not None
+        try:
+            return e.enum[v]
+        except KeyError:
+            raise EncodeError(f"unknown enum value {v!r}", render_path((path, e.name))) from None
+
+    def place_table(self, ct: _Table, present: list[_Entry], values: list[Any], path: _Path) -> int:
+        key = tuple(present)
+        shape = ct.shapes.get(key)
+        if shape is None:
+            shape = ct.shapes[key] = _Shape(present)
+        buf = self.buf
+        vt_pos = self.vtables.get(shape.vtable)
+        if vt_pos is None:
+            if len(buf) & 1:
+                buf += b"\0"
+            vt_pos = len(buf)
+            buf += shape.vtable
+            self.vtables[shape.vtable] = vt_pos
+        pad = -len(buf) & (shape.align - 1)
+        if pad:
+            buf += _ZEROS[pad]
+        pos = len(buf)
+        buf += shape.zeros
+        args: list[Any] = [pos - vt_pos]
+        append = args.append
+        for i, e, off in shape.layout:
+            v = values[i]
+            kind = e.kind
+            if kind == _SCALAR:
+                append(v)
+            elif kind == _REF:
+                where = pos + off
+                rk = e.ref
+                if rk == 1:
+                    target = self.string(v, (path, e.name))
+                elif rk == 2:
+                    target = self.table(e.target, v, (path, e.name))  # type: ignore[arg-type]
+                else:
+                    target = self.ref(e, v, (path, e.name), where)
+                append(target - where if target >= 0 else 0)
+            elif kind == _UTYPE:
+                append(self.union_code(e, v, path))
+            else:
+                assert e.sdef is not None
+                packer, flat = self.builder._struct(e.sdef)
+                try:
+                    append(packer.pack(*flat(v)))
+                except (struct.error, KeyError, IndexError, TypeError, AttributeError) as exc:
+                    raise EncodeError(
+                        f"struct {e.sdef.name}: {exc}", render_path((path, e.name))
+                    ) from None
+        try:
+            shape.packer.pack_into(buf, pos, *args)
+        except struct.error as exc:
+            # Failure path only: find the field whose value does not pack.
+            for e, arg in zip(shape.entries, args[1:], strict=True):
+                try:
+                    struct.pack("<" + e.code, arg)
+                except struct.error as inner:
+                    raise EncodeError(
+                        f"{e.type.name or e.type.kind} field: {inner}", render_path((path, e.name))
+                    ) from None
+            raise EncodeError(f"table {ct.name}: {exc}", render_path(path)) from None
+        return pos
+
+    def union_member(self, e: _Entry, v: Any, path: _Path) -> tuple[int, str, Any]:
+        udef = self.builder.schema.unions[e.type.name]
+        if isinstance(v, Union):
+            table, value = v.table, v.value
+        else:
+            table, value = type(v).__name__, v
+        for code, member in udef.members.items():
+            if member == table:
+                return code, table, value
+        raise EncodeError(
+            f"{table!r} is not a member of union {udef.name}", render_path((path, e.name))
+        )
+
+    def union_code(self, e: _Entry, v: Any, path: _Path) -> int:
+        return self.union_member(e, v, path)[0]
+
+    def ref(self, e: _Entry, v: Any, path: _Path, where: int) -> int:
+        t = e.type
+        kind = t.kind
+        if kind == "string":
+            return self.string(v, path)
+        if kind == "table":
+            return self.table(self.tables[t.name], v, path)
+        if kind == "union":
+            _, table, value = self.union_member(e, v, path[0] if path else None)
+            return self.table(self.tables[table], value, path)
+        assert t.element is not None
+        return self.vector(t.element, v, path, where, e.align)
+
+    def vector(self, elem: TypeRef, v: Any, path: _Path, where: int, alignment: int) -> int:
+        if type(v) is Aligned:
+            alignment = check_alignment(v.alignment, most=MAX_ALIGNMENT, path=render_path(path))
+            v = v.value
+        kind = elem.kind
+        if kind == "scalar" or kind == "enum":
+            return self.scalar_vector(elem, v, alignment, path, where)
+        if type(v) is not list and (
+            isinstance(v, (str, bytes, Mapping)) or not isinstance(v, Sequence)
+        ):
+            raise EncodeError(f"expected a sequence, got {type(v).__name__}", render_path(path))
+        buf = self.buf
+        n = len(v)
+        if not n:
+            # An empty vector: its length, aligned for its (absent) elements.
+            pad = -len(buf) & 3
+            if pad:
+                buf += _ZEROS[pad]
+            pos = len(buf)
+            buf += _ZEROS[4]
+            return pos
+        if kind == "struct":
+            sdef = self.builder.schema.structs[elem.name]
+            packer, flat = self.builder._struct(sdef)
+            a = max(4, sdef.alignment, alignment)
+            pos = align_up(len(buf) + 4, a) - 4
+            if pos > len(buf):
+                buf += bytes(pos - len(buf))
+            buf += _U32.pack(n)
+            fmt = packer.format
+            items: list[Any] = []
+            extend = items.extend
+            try:
+                for item in v:
+                    extend(flat(item))
+                buf += struct.pack("<" + fmt[1:] * n, *items)
+            except (struct.error, KeyError, IndexError, TypeError, AttributeError) as exc:
+                raise EncodeError(f"vector of {sdef.name}: {exc}", render_path(path)) from None
+            return pos
+        # Vectors of references: the offsets first, then the objects, in order.
+        a = max(4, alignment)
+        pos = align_up(len(buf) + 4, a) - 4
+        if pos > len(buf):
+            buf += bytes(pos - len(buf))
+        buf += _U32.pack(n)
+        first = len(buf)
+        buf += bytes(4 * n)
+        targets: list[int] = []
+        append = targets.append
+        if kind == "string":
+            string = self.string
+            for i, item in enumerate(v):
+                append(string(item, (path, i)) - first - 4 * i)
+        elif kind == "table":
+            ct = self.tables[elem.name]
+            if ct.key is not None and n > 1:
+                v = _sorted_by_key(ct, v, path)
+            table = self.table
+            for i, item in enumerate(v):
+                append(table(ct, item, (path, i)) - first - 4 * i)
+        else:
+            raise EncodeError(f"vectors of {kind}s are not supported", render_path(path))
+        struct.pack_into(f"<{n}I", buf, first, *targets)
+        return pos
+
+    def scalar_vector(self, elem: TypeRef, v: Any, alignment: int, path: _Path, where: int) -> int:
+        sc = self.builder.schema.scalar_of(elem)
+        dtype = _LE[sc.fmt]
+        buf = self.buf
+        a = max(4, sc.size, alignment)
+        if isinstance(v, np.ndarray):
+            if sc.size == 1 and v.dtype.itemsize != 1:
+                # A byte vector given a wider array stores the array's little-endian bytes.
+                if v.dtype.hasobject:
+                    raise EncodeError(f"cannot store {v.dtype} as bytes", render_path(path))
+                dtype = v.dtype.newbyteorder("<")
+                n = v.size * dtype.itemsize
+            else:
+                n = v.size
+            if v.size * dtype.itemsize >= self.builder.large_bytes:
+                self.pending.append(_Pending(v, dtype, a, path, n, where))
+                return -1
+            data = np.ascontiguousarray(v, dtype=dtype).tobytes()
+        elif isinstance(v, (bytes, bytearray, memoryview)) and sc.size == 1:
+            data = bytes(v)
+            n = len(data)
+        else:
+            if elem.kind == "enum":
+                values = self.builder.schema.enums[elem.name].values
+                v = [values[x] if isinstance(x, str) else x for x in v]
+            try:
+                n = len(v)
+                data = struct.pack(f"<{n}{sc.fmt}", *v)
+            except (struct.error, TypeError) as exc:
+                raise EncodeError(f"vector of {sc.name}: {exc}", render_path(path)) from None
+        if not n:
+            a = max(4, sc.size)  # an empty vector has no first element to align
+        pos = align_up(len(buf) + 4, a) - 4
+        buf += bytes(pos - len(buf))
+        buf += _U32.pack(n)
+        buf += data
+        return pos
+
+    def finish(self) -> BuildResult:
+        buf = self.buf
+        meta = len(buf)
+        # Lay out the large vectors after the metadata, then check the total.
+        pos = meta
+        layout: list[tuple[_Pending, int, int]] = []
+        for p in self.pending:
+            data = align_up(pos + 4, p.alignment)
+            nbytes = p.array.size * p.dtype.itemsize
+            layout.append((p, data, nbytes))
+            pos = data + nbytes
+        total = pos
+        if total > MAX_BUFFER_SIZE:
+            raise EncodeError(
+                f"the buffer would be {total} bytes, past the FlatBuffers limit of "
+                f"{MAX_BUFFER_SIZE} bytes (2 GiB): {self.builder.too_large_hint}"
+            )
+        for p, data, _ in layout:
+            _U32.pack_into(buf, p.fixup, data - 4 - p.fixup)
+        plan = Plan()
+        plan.place(0, meta, source=np.frombuffer(bytes(buf), dtype=np.uint8), name="metadata")
+        payloads = []
+        for p, data, nbytes in layout:
+            name = render_path(p.path)
+            plan.place(data - 4, 4, alignment=4, source=_U32.pack(p.count), name=name + ":length")
+            plan.place(
+                data, nbytes, alignment=p.alignment, source=p.array, dtype=p.dtype, name=name
+            )
+            payloads.append((data, nbytes, name))
+        plan.reserve(total)
+        return BuildResult(plan, meta, tuple(payloads))
+
+
+_ZEROS = [bytes(n) for n in range(8)]
+_LE = {code: np.dtype("<" + code) for code in "?bBhHiIqQfd"}
+
+
+def _field_of(item: Any, name: str) -> Any:
+    if isinstance(item, Mapping):
+        return item.get(name)
+    return getattr(item, name, None)
+
+
+def _sorted_by_key(ct: _Table, items: Sequence[Any], path: _Path) -> list[Any]:
+    """The tables sorted by their key field, as FlatBuffers binary search expects (stable)."""
+    key = ct.key
+    assert key is not None
+
+    def string_key(item: Any) -> bytes:
+        k = _field_of(item, key)
+        if isinstance(k, str):
+            return k.encode("utf-8")
+        return bytes(k or b"")
+
+    def scalar_key(item: Any) -> Any:
+        k = _field_of(item, key)
+        return 0 if k is None else k
+
+    try:
+        return sorted(items, key=string_key if ct.key_is_string else scalar_key)
+    except (TypeError, AttributeError) as exc:
+        raise EncodeError(f"cannot sort by key {key!r}: {exc}", render_path(path)) from None
