@@ -8,9 +8,13 @@
   Python in it), and gives the layout report;
 - :mod:`.emit_python` renders a plan as Python source; :mod:`.package`
   lays the generated files out as packages;
-- :mod:`.plan_c` decides the C backend's strategies from the same model
-  (whole-object memcpy, loads, copies, bit-level code) and :mod:`.emit_c`
-  renders them as C headers with nunavut's API.
+- :mod:`.plan_c` decides the C backend's moves from the same model
+  (whole-object memcpy, loads, copies, bit-level code: C's choices differ
+  from Python's at the same field, see its docstring); :mod:`.emit_c`
+  renders them as C headers with nunavut's API (:mod:`.c_names` the names,
+  :mod:`.c_steps` the function bodies, each strategy once for both
+  directions);
+- :mod:`.languages`: the reserved words of C and Python, as data.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from wireplan.dsdl._layout import FieldLayout, RunLayout, TypeLayout
+from wireplan.errors import NotFoundError
 
 from .model import Service, TopType
 from .package import IMPL_MODULE, generate
@@ -57,9 +62,9 @@ def analyse(types: Sequence[TopType], c: bool = False) -> list[TypeLayout]:
     ``c``: with the C backend's strategy beside the Python one."""
     if not c:
         return [report(p) for p in plans(types)]
-    from .plan_c import annotate, plan_c
+    from .plan_c import annotate, c_moves
 
-    return [annotate(report(p), plan_c(p.type)) for p in plans(types)]
+    return [annotate(report(p), c_moves(p.type)) for p in plans(types)]
 
 
 def models(types: Sequence[TopType]) -> dict[str, dict[str, object]]:
@@ -88,4 +93,4 @@ def find_type(types: Sequence[TopType], name: str) -> TopType:
             for half in (t.request, t.response):
                 if half.full_name == name:
                     return half
-    raise CompileError(f"no type named {name!r}")
+    raise NotFoundError(f"no type named {name!r}")

@@ -3,7 +3,7 @@
 The emitter follows the plan (:mod:`.plan`): each step's strategy says
 which code moves its bytes; the emitter only chooses the Python for it
 (``struct`` codes, local names, bound methods, numpy for large arrays).
-Serializer bodies are kept as statements (:class:`~.py_serialize._St`) that know what
+Serializer bodies are kept as statements (:class:`~.py_serialize._Statement`) that know what
 they write, so the appending, returning and list-gathering forms of a
 routine are rendered from the same statements, never by reading code back.
 
@@ -18,12 +18,12 @@ from __future__ import annotations
 from .model import Array, Composite
 from .plan import Step, TypePlan
 from .py_class import _class_lines, _deserialize_lines, _pad_size, kind_expr
-from .py_deserialize import _Des, _tag_read
+from .py_deserialize import _Deserializer, _tag_read
 from .py_forms import _routine_pair, _Routines
-from .py_module import _INT_CODE, Gen, Unit, attr
-from .py_serialize import _Ser
+from .py_module import _INT_CODE, ModuleContext, Unit, attr
+from .py_serialize import _Serializer
 
-__all__ = ["Gen", "Unit", "attr", "emit_unit", "kind_expr"]
+__all__ = ["ModuleContext", "Unit", "attr", "emit_unit", "kind_expr"]
 
 
 def _loops(step: Step) -> bool:
@@ -32,7 +32,7 @@ def _loops(step: Step) -> bool:
                for s in step.walk())  # fmt: skip
 
 
-def emit_unit(gen: Gen, unit: Unit, plan: TypePlan) -> list[str]:
+def emit_unit(context: ModuleContext, unit: Unit, plan: TypePlan) -> list[str]:
     """The routines and the class of one type, rendered from its plan."""
     t = unit.t
     ident = unit.ident
@@ -41,7 +41,7 @@ def emit_unit(gen: Gen, unit: Unit, plan: TypePlan) -> list[str]:
     maxb = (t.max_bits + 7) // 8
     minb = (t.min_bits + 7) // 8
     lines: list[str] = []
-    des = _Des(gen)
+    des = _Deserializer(context)
     des_r = ""
     tag_code = _INT_CODE[(t.tag_bits, False)] if is_union else "B"
     routines: _Routines | None = None
@@ -50,7 +50,7 @@ def emit_unit(gen: Gen, unit: Unit, plan: TypePlan) -> list[str]:
     if is_union:
         variants: list[str] = []
         for k, (_tag, value) in enumerate(plan.variants):
-            ser = _Ser(gen)
+            ser = _Serializer(context)
             ser.items.append((tag_code, str(k)))
             ser.value(value, "v")
             ser.align8()
@@ -70,7 +70,7 @@ def emit_unit(gen: Gen, unit: Unit, plan: TypePlan) -> list[str]:
         lines.append(f"    return _RV_{ident}[self._tag](self._value)")
         lines.append("")
     else:
-        ser = _Ser(gen)
+        ser = _Serializer(context)
         ser.structure(list(plan.steps), "self")
         ser.align8()
         ser.flush()
@@ -82,7 +82,7 @@ def emit_unit(gen: Gen, unit: Unit, plan: TypePlan) -> list[str]:
         tb = t.tag_bits // 8
         variants = []
         for k, (_tag, value) in enumerate(plan.variants):
-            dv = _Des(gen)
+            dv = _Deserializer(context)
             dv.so = tb
             dv.run_start = tb
             v = dv.value(value)
@@ -99,7 +99,7 @@ def emit_unit(gen: Gen, unit: Unit, plan: TypePlan) -> list[str]:
         lines.append(f"_DV_{ident} = ({', '.join(variants)},)")
         lines.append("")
         lines.append(f"def _d_{ident}(b, o, n):")
-        lines.extend(_tag_read(gen, tag_code, len(t.fields), "b", "o", "    "))
+        lines.extend(_tag_read(context, tag_code, len(t.fields), "b", "o", "    "))
         lines.append(f"    return _DV_{ident}[t](b, o, n)")
         lines.append("")
     else:
@@ -124,7 +124,7 @@ def emit_unit(gen: Gen, unit: Unit, plan: TypePlan) -> list[str]:
         # ends early is padded and decoded again.
         lines += [f"    if n >= {minb}:", "        b = data", "        try:"]
         if is_union:
-            lines.extend(_tag_read(gen, tag_code, len(t.fields), "b", "0", " " * 12))
+            lines.extend(_tag_read(context, tag_code, len(t.fields), "b", "0", " " * 12))
             lines.append(f"            r, o = _DV_{ident}[t](b, 0, n)")
             lines.append("            if o <= n:")
             lines.append("                return r")
@@ -142,10 +142,10 @@ def emit_unit(gen: Gen, unit: Unit, plan: TypePlan) -> list[str]:
         ]
     lines.append("")
     if not sealed:
-        lines += _delimited(gen, unit, routines, des, des_r, tag_code, minb, maxb)
+        lines += _delimited(context, unit, routines, des, des_r, tag_code, minb, maxb)
 
-    cls = _class_lines(gen, unit, plan, routines)
-    cls += _deserialize_lines(gen, unit, plan, des, des_r, tag_code, minb, maxb)
+    cls = _class_lines(context, unit, plan, routines)
+    cls += _deserialize_lines(context, unit, plan, des, des_r, tag_code, minb, maxb)
     cls.append("")
     cls.append("    to_builtin = _rt.to_builtin")
     cls.append("    from_builtin = classmethod(_rt.from_builtin)")
@@ -158,10 +158,10 @@ def emit_unit(gen: Gen, unit: Unit, plan: TypePlan) -> list[str]:
 
 
 def _delimited(
-    gen: Gen,
+    context: ModuleContext,
     unit: Unit,
     routines: _Routines | None,
-    des: _Des,
+    des: _Deserializer,
     des_r: str,
     tag_code: str,
     minb: int,
@@ -209,7 +209,7 @@ def _delimited(
     lines.append("    start = o")
     lines.append("    try:")
     if t.union:
-        lines.extend(_tag_read(gen, tag_code, len(t.fields), "b", "o", " " * 8))
+        lines.extend(_tag_read(context, tag_code, len(t.fields), "b", "o", " " * 8))
         lines.append(f"        v, p = _DV_{ident}[t](b, o, e)")
         lines.append("        if p <= e:")
         lines.append("            return v, e")

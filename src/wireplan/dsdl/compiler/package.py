@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from wireplan import __version__
 from wireplan.dsdl._layout import TypeLayout
 
-from .emit_python import Gen, Unit, attr, emit_unit, kind_expr
+from .emit_python import ModuleContext, Unit, attr, emit_unit, kind_expr
 from .model import Array, Composite, DataType, Service, TopType
 from .plan import TypePlan, plan_type, report
-from .plan_c import annotate, plan_c
+from .plan_c import annotate, c_moves
 
 __all__ = ["IMPL_HEAD", "IMPL_MODULE", "collect", "generate"]
 
@@ -175,18 +175,18 @@ def generate(
     files: dict[str, str] = {}
     layouts: list[TypeLayout] = []
     for root in roots:
-        gen = Gen(units, root)
+        context = ModuleContext(units, root)
         mine = sorted((u for u in units.values() if u.root == root), key=lambda u: u.ident)
         body: list[str] = []
         for unit in mine:
             plan = plans[unit.t.key]
-            body.extend(emit_unit(gen, unit, plan))
-            layouts.append(annotate(report(plan), plan_c(unit.t)))  # the C column too
+            body.extend(emit_unit(context, unit, plan))
+            layouts.append(annotate(report(plan), c_moves(unit.t)))  # the C column too
         tail: list[str] = []
         for unit in mine:
             fields = [f for f in unit.t.fields if not f.padding]
             table = ", ".join(
-                f"({attr(f.name)!r}, {kind_expr(gen, f.type)}, {f.name!r})" for f in fields
+                f"({attr(f.name)!r}, {kind_expr(context, f.type)}, {f.name!r})" for f in fields
             )
             tail.append(f"{unit.ident}._FIELDS_ = ({table}{',' if fields else ''})")
             tail.append(f"{unit.ident}._IDENT_ = {unit.ident!r}")
@@ -222,11 +222,11 @@ def generate(
                 tail.append(f"{svc.response}._FIXED_PORT_ID_ = {svc.fixed_port_id}")
         head = IMPL_HEAD.format(version=__version__, root=root, suffix=f"{root}.{IMPL_MODULE}")
         imports: list[str] = []
-        for other in sorted({by_ident[i].root for i in gen.external}):
+        for other in sorted({by_ident[i].root for i in context.external}):
             imports.append(
                 f"_m_{other} = _importlib.import_module(_PREFIX + {other + '.' + IMPL_MODULE!r})"
             )
-        for ident in sorted(gen.external):
+        for ident in sorted(context.external):
             u = by_ident[ident]
             imports.append(f"{ident} = _m_{u.root}.{ident}")
             prefixes = ["_new_", "_s_", "_r_", "_d_", "_D_"]
@@ -236,7 +236,7 @@ def generate(
                 prefixes += ["_sd_", "_rd_", "_dd_"]
             for prefix in prefixes:
                 imports.append(f"{prefix}{ident} = _m_{u.root}.{prefix}{ident}")
-        text = "\n".join([head, *imports, *gen.mod.header(), "", "", *body, *tail, ""])
+        text = "\n".join([head, *imports, *context.constants.header(), "", "", *body, *tail, ""])
         files[f"{root}/{IMPL_MODULE}.py"] = text
     files.update(_namespace_files(units, services))
     return files, layouts

@@ -48,8 +48,6 @@ from .model import Array, Composite, DataType, Offsets, Primitive
 
 __all__ = ["Run", "Step", "TypePlan", "plain_fixed", "plan_type", "report", "uint_wrapper"]
 
-STRATEGIES = ("struct", "bit-group", "byte-copy", "bit-stream", "inline", "call", "padding")
-
 
 @dataclass(frozen=True)
 class Step:

@@ -1,4 +1,14 @@
-"""The C plan: how the C backend moves each field, decided from the model as plain data.
+"""The C moves of a type, from the model: what C adds to the plan (memcpy, copies, C's runs).
+
+It adds to :mod:`.plan`'s plan what only C can do or needs: a whole-object
+``memcpy`` where the wire layout equals the natural C struct layout
+(:func:`memcpy_layout`, with C sizes and alignments); a copy of any
+byte-aligned bool array (a masked last byte) and of a variable-length one;
+a sub-byte field at a byte start as constant shifts, not a masked byte; a
+loop over array elements as one ``memcpy``; and the blocks the C functions
+are cut into (one bounds check per static run, explicit re-alignment after
+a bit stream).  Python's plan cuts runs for its struct packs instead, so the
+two walks differ at the same field; both read :func:`.plan.plain_fixed`.
 
 A body is a sequence of *blocks*: a :class:`CRun` (steps at static bit
 offsets from a byte-aligned position known at run time: one bounds check
@@ -43,7 +53,7 @@ from wireplan.dsdl._layout import TypeLayout
 from .model import Array, Composite, DataType, Primitive
 from .plan import plain_fixed
 
-__all__ = ["CBody", "CPlan", "CRun", "CStep", "annotate", "memcpy_layout", "plan_c", "strategies"]
+__all__ = ["CBody", "CMoves", "CRun", "CStep", "annotate", "c_moves", "memcpy_layout", "strategies"]
 
 
 @dataclass(frozen=True)
@@ -52,7 +62,7 @@ class CStep:
 
     ``path``: DSDL field names from the body's object (an array element's
     body starts again at the element).  ``at``: the static bit offset in
-    its run; None for a dynamic step.  ``body``: the element's plan of a
+    its run; None for a dynamic step.  ``body``: the element's moves in a
     ``loop``.
     """
 
@@ -88,8 +98,8 @@ class CBody:
 
 
 @dataclass(frozen=True)
-class CPlan:
-    """The C plan of one composite: a body (structures) or one body per variant (unions)."""
+class CMoves:
+    """The C moves of one composite: a body (structures) or one body per variant (unions)."""
 
     type: Composite
     body: CBody | None
@@ -97,19 +107,6 @@ class CPlan:
     memcpy_bytes: int | None  # whole-object memcpy of this many bytes
     strategy: str
     reason: str
-
-
-def _c_scalar(p: Primitive) -> tuple[int, int]:
-    """(size, alignment) of a primitive's C type."""
-    if p.kind == "b":
-        return 1, 1
-    if p.kind == "f":
-        size = 8 if p.bits == 64 else 4
-        return size, size
-    for n in (8, 16, 32, 64):
-        if p.bits <= n:
-            return n // 8, n // 8
-    raise AssertionError(p)  # pragma: no cover
 
 
 def memcpy_layout(t: DataType) -> tuple[int, int] | None:
@@ -149,7 +146,7 @@ def memcpy_layout(t: DataType) -> tuple[int, int] | None:
     return offset, align
 
 
-def strategies(plan: CPlan) -> dict[str, tuple[str, str]]:
+def strategies(moves: CMoves) -> dict[str, tuple[str, str]]:
     """The C strategy and its reason per field path (``health.value``, ``items[].x``)."""
     out: dict[str, tuple[str, str]] = {}
 
@@ -159,28 +156,28 @@ def strategies(plan: CPlan) -> dict[str, tuple[str, str]]:
                 continue
             name = ".".join(n or "<void>" for n in s.path)
             path = f"{prefix}{name}" if not prefix or not name else f"{prefix}.{name}"
-            if plan.memcpy_bytes is not None:
-                out[path] = ("memcpy-object", plan.reason)
+            if moves.memcpy_bytes is not None:
+                out[path] = ("memcpy-object", moves.reason)
             else:
                 out.setdefault(path, (s.strategy, s.reason))
             if s.body is not None:
                 visit(s.body, f"{path}[]")
 
-    if plan.body is not None:
-        visit(plan.body, "")
-    for v in plan.variants:
+    if moves.body is not None:
+        visit(moves.body, "")
+    for v in moves.variants:
         visit(v, "")
     return out
 
 
-def annotate(layout: TypeLayout, plan: CPlan) -> TypeLayout:
+def annotate(layout: TypeLayout, moves: CMoves) -> TypeLayout:
     """The layout report with the C strategy of the type and of each field beside the Python one."""
-    by_path = strategies(plan)
+    by_path = strategies(moves)
     fields = []
     for f in layout.fields:
         c = by_path.get(f.path, ("", ""))
         fields.append(replace(f, c_strategy=c[0], c_reason=c[1]))
-    return replace(layout, fields=fields, c_strategy=plan.strategy, c_reason=plan.reason)
+    return replace(layout, fields=fields, c_strategy=moves.strategy, c_reason=moves.reason)
 
 
 class _Walk:
@@ -340,22 +337,22 @@ class _Walk:
         self.align8()
 
 
-def plan_c(t: Composite) -> CPlan:
-    """The C plan of one composite type."""
+def c_moves(t: Composite) -> CMoves:
+    """The C moves of one composite type."""
     if t.union:
         variants = []
         for f in t.fields:
             w = _Walk()
             w.field((f.name,), f.type, "field")
             variants.append(w.finish())
-        return CPlan(t, None, tuple(variants), None, "union",
+        return CMoves(t, None, tuple(variants), None, "union",
                      f"a {t.tag_bits}-bit tag, then the variant's steps")  # fmt: skip
     w = _Walk()
     w.fields(t, ())
     body = w.finish()
     lay = memcpy_layout(t)
     if lay is not None:
-        return CPlan(t, body, (), lay[0], "memcpy-object",
+        return CMoves(t, body, (), lay[0], "memcpy-object",
                      "wire layout equals the C layout: one memcpy (little-endian)")  # fmt: skip
     runs = [b for b in body.blocks if isinstance(b, CRun)]
     if len(runs) == len(body.blocks) <= 1:
@@ -365,4 +362,4 @@ def plan_c(t: Composite) -> CPlan:
             "runs",
             f"{len(runs)} static runs, {len(body.blocks) - len(runs)} dynamic steps",
         )
-    return CPlan(t, body, (), None, strategy, reason)
+    return CMoves(t, body, (), None, strategy, reason)

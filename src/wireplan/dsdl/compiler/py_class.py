@@ -4,20 +4,20 @@ from __future__ import annotations
 
 from .model import Array, Composite, DataType, Primitive
 from .plan import TypePlan
-from .py_deserialize import _Des, _tag_read
+from .py_deserialize import _Deserializer, _tag_read
 from .py_forms import _Routines
-from .py_module import Gen, Unit, _is_large, attr
+from .py_module import ModuleContext, Unit, _is_large, attr
 
 
-def kind_expr(gen: Gen, t: DataType) -> str:
+def kind_expr(context: ModuleContext, t: DataType) -> str:
     """The runtime's field kind of ``t`` (see :mod:`wireplan.dsdl.runtime`) as source."""
     if isinstance(t, Primitive) and t.text:
         return f"({t.text!r},)"
     if isinstance(t, Array):
         tag = "fa" if t.fixed else "va"
-        return f"({tag!r}, {t.capacity}, {kind_expr(gen, t.element)}, {_is_large(t)})"
+        return f"({tag!r}, {t.capacity}, {kind_expr(context, t.element)}, {_is_large(t)})"
     if isinstance(t, Composite):
-        return f"('c', {gen.ident(t)})"
+        return f"('c', {context.ident(t)})"
     if t.kind == "b":
         return "('b',)"
     return f"({t.kind!r}, {t.bits}, {t.saturated})"
@@ -30,14 +30,14 @@ def _default_expr(t: DataType) -> str | None:
     return {"b": "False", "f": "0.0"}.get(t.kind, "0")
 
 
-def _fresh_default(gen: Gen, t: DataType) -> str:
+def _fresh_default(context: ModuleContext, t: DataType) -> str:
     """An expression building the default of a field that needs one per instance: the
     nested type's constructor, an empty list, or the runtime's ``default_of``."""
     if isinstance(t, Composite):
-        return f"{gen.ident(t)}()"
+        return f"{context.ident(t)}()"
     if isinstance(t, Array) and not t.fixed:
         return "[]"
-    return f"_default({kind_expr(gen, t)})"
+    return f"_default({kind_expr(context, t)})"
 
 
 def _constant_value(kind: str, value: object) -> str:
@@ -46,7 +46,9 @@ def _constant_value(kind: str, value: object) -> str:
     return repr(value)
 
 
-def _class_lines(gen: Gen, unit: Unit, plan: TypePlan, routines: _Routines | None) -> list[str]:
+def _class_lines(
+    context: ModuleContext, unit: Unit, plan: TypePlan, routines: _Routines | None
+) -> list[str]:
     """The class of one type up to ``serialize`` (the metaclass with its constructor first)."""
     t, ident = unit.t, unit.ident
     fields = [f for f in t.fields if not f.padding]
@@ -95,7 +97,7 @@ def _class_lines(gen: Gen, unit: Unit, plan: TypePlan, routines: _Routines | Non
         ctor.append("        if self._tag < 0:")
         ctor.append("            self._tag = 0")
         ctor.append(
-            f"            self._value = {d0 if d0 is not None else _fresh_default(gen, f0.type)}"
+            f"            self._value = {d0 if d0 is not None else _fresh_default(context, f0.type)}"
         )
         ctor.append("        return self")
         for k, f in enumerate(fields):
@@ -115,7 +117,7 @@ def _class_lines(gen: Gen, unit: Unit, plan: TypePlan, routines: _Routines | Non
             else:
                 params.append(f"{a}=None")
                 body.append(
-                    f"        self.{a} = {_fresh_default(gen, f.type)} if {a} is None else {a}"
+                    f"        self.{a} = {_fresh_default(context, f.type)} if {a} is None else {a}"
                 )
         ctor.append(f"    def __call__(cls, *, {', '.join(params)}):")
         ctor.append(f"        self = _new_{ident}() if cls is {ident} else _new(cls)")
@@ -172,10 +174,10 @@ def _pad_size(t: Composite, maxb: int, n: str) -> str:
 
 
 def _deserialize_lines(
-    gen: Gen,
+    context: ModuleContext,
     unit: Unit,
     plan: TypePlan,
-    des: _Des,
+    des: _Deserializer,
     des_r: str,
     tag_code: str,
     minb: int,
@@ -210,7 +212,7 @@ def _deserialize_lines(
         cls += ["        n = len(data)", f"        if n >= {minb}:", "            b = data"]
         cls.append("            try:")
         if t.union:
-            cls.extend(_tag_read(gen, tag_code, len(t.fields), "b", "0", " " * 16))
+            cls.extend(_tag_read(context, tag_code, len(t.fields), "b", "0", " " * 16))
             cls.append(f"                r, o = _DV_{ident}[t](b, 0, n)")
             cls.append("                if o <= n:")
             cls.append("                    return r")
@@ -258,6 +260,6 @@ def _deserialize_lines(
         cls.append("        n = len(data)")
         cls.append(f"        if n < {maxb}:")
         cls.append(f"            data = _pad(data, {maxb})")
-        cls.extend(_tag_read(gen, tag_code, len(t.fields), "data", "0", " " * 8))
+        cls.extend(_tag_read(context, tag_code, len(t.fields), "data", "0", " " * 8))
         cls.append(f"        return _DV_{ident}[t](data, 0, n)[0]")
     return cls

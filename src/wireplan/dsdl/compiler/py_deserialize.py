@@ -10,15 +10,16 @@ from .py_module import (
     LARGE,
     SMALL_BOOLS,
     TABLE_CAP,
-    Gen,
+    ModuleContext,
     _byte_code,
-    _Emitter,
+    _Function,
     _is_large,
     attr,
+    from_wire,
 )
 
 
-class _Des(_Emitter):
+class _Deserializer(_Function):
     """Emits the body of ``def f(b, o, n)`` returning ``(value, next_byte_offset)``.
 
     ``b`` is padded with zeros up to the type's maximum size (so no read is
@@ -34,8 +35,8 @@ class _Des(_Emitter):
     only moves ``o``).
     """
 
-    def __init__(self, gen: Gen) -> None:
-        super().__init__(gen)
+    def __init__(self, context: ModuleContext) -> None:
+        super().__init__(context)
         self.lines: list[str] = []
         self.mode = "byte"
         self.so = 0  # static byte offset from `o` (byte mode)
@@ -63,7 +64,7 @@ class _Des(_Emitter):
     def flush(self) -> None:
         if self.items:
             codes = "".join(c for c, _, _ in self.items)
-            name = self.gen.mod.struct("<" + codes)
+            name = self.context.constants.struct("<" + codes)
             targets = [(t, c) for _, t, c in self.items if t is not None]
             at = f"o + {self.run_start}" if self.run_start else "o"
             call = f"{name}_u(b, {at})"
@@ -163,17 +164,6 @@ class _Des(_Emitter):
         elif self.gbits:
             self._group_add(8 - self.gbits % 8)
 
-    @staticmethod
-    def _convert(kind: str, bits: int, raw: str) -> str:
-        if kind == "u":
-            return raw
-        if kind == "i":
-            h = 1 << (bits - 1)
-            return f"(({raw}) ^ {h}) - {h}"
-        if kind == "b":
-            return f"{raw} != 0"
-        return f"_bf({raw}, {bits})"
-
     def _bits_read(self, bits: int) -> str:
         """Expression: ``bits`` bits at run-time bit position ``p``."""
         return (
@@ -213,7 +203,7 @@ class _Des(_Emitter):
                 raw = (
                     f"({g} >> {shift}) & {(1 << bits) - 1}" if shift else f"{g} & {(1 << bits) - 1}"
                 )
-                self.gx.append(f"{v} = {self._convert(kind, bits, raw)}")
+                self.gx.append(f"{v} = {from_wire(kind, bits, raw)}")
             self._group_add(bits)
             return v
         if kind == "b":
@@ -221,7 +211,7 @@ class _Des(_Emitter):
         else:
             self.emit(f"{v} = {self._bits_read(bits)}")
             if kind != "u":
-                self.emit(f"{v} = {self._convert(kind, bits, v)}")
+                self.emit(f"{v} = {from_wire(kind, bits, v)}")
         self.emit(f"p += {bits}")
         return v
 
@@ -253,7 +243,7 @@ class _Des(_Emitter):
         (float16 through numpy, which keeps NaN payload bits; struct's table otherwise)."""
         if code == "e":
             return f"_f16_list({buf}, {count}, {at})"
-        return f"[*{self.gen.mod.unpacker(code)}[{count}]({buf}, {at})]"
+        return f"[*{self.context.constants.unpacker(code)}[{count}]({buf}, {at})]"
 
     def _finish_special(self, el: Primitive, v: str, path: str, at: str) -> None:
         """utf8 arrays become str, byte arrays bytes (pydsdl's convention)."""
@@ -348,8 +338,8 @@ class _Des(_Emitter):
             ecode = _GROUP_CODE[esize]
             g, r = self.new("g"), self.new("r")
             self.emit(f"{v} = []")
-            self.emit(f"for {g} in {self.gen.mod.unpacker(ecode, cap)}[{count}](b, o):")
-            self.emit(f"    {r} = _new_{self.gen.ident(el)}()")
+            self.emit(f"for {g} in {self.context.constants.unpacker(ecode, cap)}[{count}](b, o):")
+            self.emit(f"    {r} = _new_{self.context.ident(el)}()")
             mask = f" & {(1 << ebits) - 1}" if ebits < esize * 8 else ""
             self.emit(f"    {r}.{attr(name)} = {g}{mask}")
             self.emit(f"    {v}.append({r})")
@@ -466,7 +456,7 @@ class _Des(_Emitter):
         return v
 
     def _composite_fn(self, t: Composite) -> str:
-        ident = self.gen.ident(t)
+        ident = self.context.ident(t)
         return f"_dd_{ident}" if not t.sealed else f"_d_{ident}"
 
     def composite(self, step: Step) -> str:
@@ -481,10 +471,10 @@ class _Des(_Emitter):
         self.emit("try:")
         if t.sealed:
             # a sealed union: its tag read here, then straight to the variant
-            ident = self.gen.ident(t)
+            ident = self.context.ident(t)
             code = _INT_CODE[(t.tag_bits, False)]
             self.lines.extend(
-                _tag_read(self.gen, code, len(t.fields), "b", "o", "    " * (self.indent + 1))
+                _tag_read(self.context, code, len(t.fields), "b", "o", "    " * (self.indent + 1))
             )
             self.emit(f"    {v}, o = _DV_{ident}[t](b, o, n)")
         else:
@@ -513,16 +503,20 @@ class _Des(_Emitter):
                 values.append((attr(s.name), self.value(s)))
         self.align8()
         r = self.new("r")
-        self.post.append(f"{r} = _new_{self.gen.ident(t)}()")
+        self.post.append(f"{r} = _new_{self.context.ident(t)}()")
         for name, v in values:
             self.post.append(f"{r}.{name} = {v}")
         return r
 
 
-def _tag_read(gen: Gen, code: str, fields: int, buf: str, at: str, indent: str) -> list[str]:
+def _tag_read(
+    context: ModuleContext, code: str, fields: int, buf: str, at: str, indent: str
+) -> list[str]:
     """Lines reading a union's tag into ``t`` from ``buf`` at ``at``, rejecting a bad one."""
     read = (
-        f"t = {buf}[{at}]" if code == "B" else f"t, = {gen.mod.struct('<' + code)}_u({buf}, {at})"
+        f"t = {buf}[{at}]"
+        if code == "B"
+        else f"t, = {context.constants.struct('<' + code)}_u({buf}, {at})"
     )
     return [
         indent + read,

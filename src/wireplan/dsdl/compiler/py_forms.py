@@ -1,17 +1,17 @@
 """The forms of a serializer routine, rendered from its statements: appending, returning, listed.
 
 Never by reading code back: each form is a rendering of the same
-:class:`~.py_serialize._St` statements.
+:class:`~.py_serialize._Statement` statements.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .py_serialize import _Ser, _St
+from .py_serialize import _Serializer, _Statement
 
 
-def _returned(st: _St) -> str:
+def _returned(st: _Statement) -> str:
     """The bytes of a call statement as an expression: the nested type's returning twin,
     or for a sealed union the variant's routine, dispatched right here."""
     if st.union and not st.delimited:
@@ -19,7 +19,7 @@ def _returned(st: _St) -> str:
     return f"{'_rd' if st.delimited else '_r'}_{st.ident}({st.text})"
 
 
-def _append_form(body: list[_St]) -> list[str]:
+def _append_form(body: list[_Statement]) -> list[str]:
     """The body appending to the ``bytearray`` ``out``."""
     out = []
     for st in body:
@@ -37,7 +37,7 @@ def _append_form(body: list[_St]) -> list[str]:
     return out
 
 
-def _returning_form(body: list[_St]) -> tuple[list[str], str]:
+def _returning_form(body: list[_Statement]) -> tuple[list[str], str]:
     """The body of a routine without loops as lines and one expression of its bytes.
 
     Every write becomes one part of a single ``a + b + ...``; an if/elif/else
@@ -75,7 +75,7 @@ def _returning_form(body: list[_St]) -> tuple[list[str], str]:
     return lines, f"b''.join(({', '.join(parts)},))"
 
 
-def _listed_form(body: list[_St]) -> tuple[list[str], str]:
+def _listed_form(body: list[_Statement]) -> tuple[list[str], str]:
     """The body of a routine with loops, gathering its parts in a list for one ``b''.join``:
     list appends cost less than ``bytearray +=`` and the final ``bytes()`` copy (1.4x for
     a four-element ``SubjectID`` list)."""
@@ -108,7 +108,9 @@ class _Routines:
         return [*self.pre, f"    return {self.expr}"]
 
 
-def _routine_pair(append: str, returning: str, param: str, ser: _Ser, loops: bool) -> _Routines:
+def _routine_pair(
+    append: str, returning: str, param: str, ser: _Serializer, loops: bool
+) -> _Routines:
     """``append(param, out)`` and its returning twin ``returning(param)``; a body with loops
     (``loops``, from the plan) gathers a list, any other returns one expression."""
     body = _append_form(ser.body)

@@ -8,15 +8,11 @@ that the emitted functions of one module share.
 
 from __future__ import annotations
 
-import builtins
-import keyword
 from dataclasses import dataclass
 
+from .languages import PYTHON_CLASS_NAMES, PYTHON_RESERVED
 from .model import Array, Composite, DataType, Primitive
 
-_RESERVED = frozenset(
-    {"serialize", "deserialize", "to_builtin", "from_builtin", "mro", "Request", "Response"}
-)
 _INT_CODE = {(8, False): "B", (16, False): "H", (32, False): "I", (64, False): "Q"}
 _INT_CODE.update({(8, True): "b", (16, True): "h", (32, True): "i", (64, True): "q"})
 _FLOAT_CODE = {16: "e", 32: "f", 64: "d"}
@@ -25,12 +21,40 @@ SMALL_BOOLS = 16  # fixed bool arrays up to this size are packed with inline cod
 LARGE = 64  # arrays of numbers or bools with at least this many elements are numpy arrays
 TABLE_CAP = 256  # per-count pack tables up to this capacity are tuples
 
-_PY_RESERVED = frozenset(keyword.kwlist) | frozenset(dir(builtins))
+# Per primitive kind, both directions in one table: (the value of the wire bits ``{raw}``, the
+# wire bits of the value ``{v}``, the check that ``{v}`` fits, None where the packing checks);
+# ``{b}``: the width, ``{m}``: its mask, ``{h}``: half its range.  The checks are comparisons,
+# not shifts: the interpreter specializes int comparisons.  An unsigned check needs no lower
+# bound: a negative value makes the packed integer negative, which pack / to_bytes reject (so
+# the slow path runs).  Bools: True/False/0/1 pass; 2 raises here; -1 goes negative like an
+# unsigned; NaN, 0.5 or a str fail in the | that packs them: all take the slow path.
+_CONVERSIONS = {
+    "u": ("{raw}", "{v}", "{v} > {m}"),
+    "i": ("(({raw}) ^ {h}) - {h}", "({v} & {m})", "not -{h} <= {v} < {h}"),
+    "b": ("{raw} != 0", "{v}", "{v} > 1"),
+    "f": ("_bf({raw}, {b})", "_fb({v}, {b})", None),
+}
+
+
+def _facts(bits: int) -> dict[str, int]:
+    return {"b": bits, "m": (1 << bits) - 1, "h": 1 << (bits - 1)}
+
+
+def from_wire(kind: str, bits: int, raw: str) -> str:
+    """The value of a primitive of ``kind`` from the expression ``raw`` of its wire bits."""
+    return _CONVERSIONS[kind][0].format(raw=raw, **_facts(bits))
+
+
+def to_wire(kind: str, bits: int, v: str) -> tuple[str, str | None]:
+    """The wire bits of the value ``v`` and the check that fails where it does not fit."""
+    _, store, check = _CONVERSIONS[kind]
+    facts = _facts(bits)
+    return store.format(v=v, **facts), None if check is None else check.format(v=v, **facts)
 
 
 def attr(name: str) -> str:
     """The Python attribute of a DSDL field: as nunavut names it (``id`` -> ``id_``)."""
-    return name + "_" if name in _PY_RESERVED or name in _RESERVED else name
+    return name + "_" if name in PYTHON_RESERVED or name in PYTHON_CLASS_NAMES else name
 
 
 @dataclass
@@ -45,7 +69,7 @@ class Unit:
     qualname: str  # "Heartbeat_1_0" or "Access_1_0.Request"
 
 
-class _Module:
+class _Constants:
     """Module-level constants shared by the generated functions of one implementation module."""
 
     def __init__(self) -> None:
@@ -119,13 +143,13 @@ def _is_large(t: Array) -> bool:
     return el.kind == "b" or _byte_code(el) is not None
 
 
-class Gen:
+class ModuleContext:
     """State shared by the emitters of one implementation module (one root namespace)."""
 
     def __init__(self, units: dict[tuple[str, int, int], Unit], root: str) -> None:
         self.units = units
         self.root = root
-        self.mod = _Module()
+        self.constants = _Constants()
         self.external: set[str] = set()
 
     def ident(self, t: Composite) -> str:
@@ -135,11 +159,11 @@ class Gen:
         return unit.ident
 
 
-class _Emitter:
+class _Function:
     """Lines of one function with indentation and fresh local names."""
 
-    def __init__(self, gen: Gen) -> None:
-        self.gen = gen
+    def __init__(self, context: ModuleContext) -> None:
+        self.context = context
         self.indent = 1
         self.n = 0
 

@@ -1,6 +1,6 @@
 """The serializer emitter: a plan's steps as the statements of a serializer body.
 
-Serializer bodies are kept as statements (:class:`_St`) that know what
+Serializer bodies are kept as statements (:class:`_Statement`) that know what
 they write, so the appending, returning and list-gathering forms of a
 routine (:mod:`.py_forms`) are rendered from the same statements.
 """
@@ -16,16 +16,17 @@ from .py_module import (
     _GROUP_CODE,
     _INT_CODE,
     SMALL_BOOLS,
-    Gen,
+    ModuleContext,
     _byte_code,
-    _Emitter,
+    _Function,
     _is_large,
     attr,
+    to_wire,
 )
 
 
 @dataclass
-class _St:
+class _Statement:
     """One statement of a serializer body.
 
     ``kind``: ``line`` (code that writes nothing), ``write`` (appends the
@@ -55,12 +56,12 @@ def _literal(items: list[tuple[str, str | None]]) -> str | None:
     return repr(struct.pack("<" + "".join(c for c, _ in items), *map(int, args)))
 
 
-class _Ser(_Emitter):
+class _Serializer(_Function):
     """The statements of ``def f(self, out)``, appending a value's bytes to ``out``."""
 
-    def __init__(self, gen: Gen) -> None:
-        super().__init__(gen)
-        self.body: list[_St] = []
+    def __init__(self, context: ModuleContext) -> None:
+        super().__init__(context)
+        self.body: list[_Statement] = []
         self.mode = "byte"
         self.items: list[tuple[str, str | None]] = []
         self.checks: list[str] = []
@@ -71,10 +72,10 @@ class _Ser(_Emitter):
         self.exact: set[str] = set()  # expressions that give bytes of exactly their run's length
 
     def emit(self, line: str) -> None:
-        self.body.append(_St(self.indent, "line", line))
+        self.body.append(_Statement(self.indent, "line", line))
 
     def write(self, expr: str, volatile: bool = False) -> None:
-        self.body.append(_St(self.indent, "write", expr, volatile=volatile))
+        self.body.append(_Statement(self.indent, "write", expr, volatile=volatile))
 
     # -- byte mode runs
     def _group_add(self, part: str | None, bits: int) -> None:
@@ -119,7 +120,7 @@ class _Ser(_Emitter):
                 return f"{lead} + _B1[{last}]" if lead else f"_B1[{last}]"
         if codes == "B" and len(args) == 1:
             return f"bytes(({args[0]},))"
-        return f"{self.gen.mod.struct('<' + codes)}_p({', '.join(args)})"
+        return f"{self.context.constants.struct('<' + codes)}_p({', '.join(args)})"
 
     def _known_byte(self, arg: str) -> bool:
         """Whether ``arg`` is a constant or a local known to be in 0..255."""
@@ -152,12 +153,12 @@ class _Ser(_Emitter):
         args = [e for _, e in self.items if e is not None]
         if tail is None and codes == "B" and len(args) == 1 and not self._known_byte(args[0]):
             # range-checked like pack: ValueError
-            self.body.append(_St(self.indent, "byte", args[0]))
+            self.body.append(_Statement(self.indent, "byte", args[0]))
         elif tail is None:
             self.write(self._run_expr())
         else:
             count, code, seq, cap = tail
-            cache = self.gen.mod.cache("<" + codes, code, cap)
+            cache = self.context.constants.cache("<" + codes, code, cap)
             self.write(f"{cache}[{count}]({', '.join([*args, '*' + seq])})")
         self.items = []
 
@@ -218,7 +219,7 @@ class _Ser(_Emitter):
             assert self.gbits == 0
             self.items.append((code, v))
             return
-        part, check = self._part(kind, bits, v)
+        part, check = to_wire(kind, bits, v)
         if step.strategy in ("struct", "bit-group"):
             if check:
                 self.checks.append(check)
@@ -229,22 +230,6 @@ class _Ser(_Emitter):
             self._stream_check(check)
         self.emit(f"acc |= {v if kind == 'b' else part} << pos")
         self.emit(f"pos += {bits}")
-
-    @staticmethod
-    def _part(kind: str, bits: int, v: str) -> tuple[str, str | None]:
-        # Comparisons, not shifts: the interpreter specializes int comparisons.  An
-        # unsigned check needs no lower bound: a negative value makes the packed
-        # integer negative, which pack / to_bytes reject (so the slow path runs).
-        if kind == "u":
-            return v, f"{v} > {(1 << bits) - 1}"
-        if kind == "i":
-            half = 1 << (bits - 1)
-            return f"({v} & {(1 << bits) - 1})", f"not -{half} <= {v} < {half}"
-        if kind == "b":
-            # True/False/0/1 pass; 2 raises here; -1 goes negative like an unsigned;
-            # NaN, 0.5 or a str fail in the | that packs them: all take the slow path
-            return v, f"{v} > 1"
-        return f"_fb({v}, {bits})", None
 
     def _array_int(self, el: Primitive, v: str) -> str:
         """An expression: the bits of array ``v`` as one int."""
@@ -334,7 +319,7 @@ class _Ser(_Emitter):
                 # a list goes out with the run in one pack; a numpy array as one tobytes()
                 codes = "".join(c for c, _ in self.items)
                 args = [e for _, e in self.items if e is not None]
-                cache = self.gen.mod.cache("<" + codes, code, cap)
+                cache = self.context.constants.cache("<" + codes, code, cap)
                 head = self._head()
                 plus = f"{head} + " if head else ""
                 # numpy first: what a large array decodes to
@@ -347,7 +332,7 @@ class _Ser(_Emitter):
                     ("else:", f"{plus}_pack_array({code!r}, {v})"),
                 ]  # fmt: skip
                 for head_line, part in arms:
-                    self.body.append(_St(self.indent, "arm", part, head=head_line))
+                    self.body.append(_Statement(self.indent, "arm", part, head=head_line))
             else:
                 self.checks.append(self._ordered(v))
                 self.flush(tail=(n, code, v, cap))
@@ -409,11 +394,11 @@ class _Ser(_Emitter):
 
     def _call(self, t: Composite, v: str) -> None:
         self.body.append(
-            _St(
+            _Statement(
                 self.indent,
                 "call",
                 v,
-                ident=self.gen.ident(t),
+                ident=self.context.ident(t),
                 delimited=not t.sealed,
                 union=t.union,
             )
@@ -426,7 +411,7 @@ class _Ser(_Emitter):
         v = self.bind(expr)
         if not t.union and all(f.padding for f in t.fields):
             # nothing of it is read: only its type says that it is one
-            self.checks.append(f"not isinstance({v}, {self.gen.ident(t)})")
+            self.checks.append(f"not isinstance({v}, {self.context.ident(t)})")
         if step.strategy == "call":
             self.flush()
             self._call(t, v)

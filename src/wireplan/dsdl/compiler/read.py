@@ -172,7 +172,8 @@ def source_digest(roots: Sequence[Path], lookup: Sequence[Path]) -> str:
     h = hashlib.sha256()
     h.update(f"wireplan {__version__} gen {GENERATOR_VERSION} pydsdl {pydsdl.__version__}".encode())
     here = Path(__file__).resolve().parent
-    for path in [*sorted(here.glob("*.py")), here.parent / "runtime.py"]:
+    runtime = ("runtime.py", "_bits.py", "_cast.py", "_builtin.py")  # what generated code runs
+    for path in [*sorted(here.glob("*.py")), *(here.parent / name for name in runtime)]:
         h.update(path.name.encode() + b"\0" + path.read_bytes())
     for label, dirs in (("root", roots), ("lookup", lookup)):
         for d in dirs:
