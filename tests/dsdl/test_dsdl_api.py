@@ -69,7 +69,7 @@ def test_compile_again_replaces_the_package_whole(tmp_path: Path) -> None:
     # a failing compile leaves the previous package as it was
     before = {p: p.read_bytes() for p in (out / "mini").rglob("*") if p.is_file()}
     (src / "A.1.0.dsdl").write_text("uint99 x\n@sealed\n")
-    with pytest.raises(wireplan.WireplanError):
+    with pytest.raises(wireplan.CompileError):
         wireplan.dsdl.compile(src, output=out)
     assert {p: p.read_bytes() for p in (out / "mini").rglob("*") if p.is_file()} == before
     assert sorted(p.name for p in out.iterdir()) == ["mine.txt", "mini"]
@@ -82,7 +82,7 @@ def test_compile_never_replaces_a_folder_it_did_not_write(tmp_path: Path) -> Non
     foreign = tmp_path / "out" / "mini"
     foreign.mkdir(parents=True)
     (foreign / "notes.txt").write_text("keep me")
-    with pytest.raises(wireplan.WireplanError, match="not written by wireplan"):
+    with pytest.raises(wireplan.FileError, match="not written by wireplan"):
         wireplan.dsdl.compile(src, output=tmp_path / "out")
     assert [p.name for p in foreign.iterdir()] == ["notes.txt"]
 
@@ -126,9 +126,9 @@ def test_bad_sources_raise_wireplan_errors(tmp_path: Path) -> None:
     bad = tmp_path / "bad"
     bad.mkdir()
     (bad / "A.1.0.dsdl").write_text("uint99 x\n@sealed\n")
-    with pytest.raises(wireplan.WireplanError):
+    with pytest.raises(wireplan.CompileError):
         wireplan.dsdl.compile(bad, output=tmp_path / "out")
-    with pytest.raises(wireplan.WireplanError):
+    with pytest.raises(wireplan.ArgumentError):
         wireplan.dsdl.load(tmp_path / "missing")
 
 
@@ -162,7 +162,7 @@ def test_public_functions_are_the_methods(wp_corner: dict[str, ModuleType]) -> N
         assert wireplan.dsdl.deserialize(ns.Inner_1_0, data) == a
     with pytest.raises(wireplan.EncodeError, match="not a DSDL object: int"):
         wireplan.dsdl.serialize(5)
-    with pytest.raises(TypeError, match="not a generated DSDL class"):
+    with pytest.raises(wireplan.ArgumentError, match="not a generated DSDL class"):
         wireplan.dsdl.deserialize(int, b"")
     with pytest.raises(wireplan.EncodeError, match=r"\$\.x"):
         wireplan.dsdl.serialize(ns.Inner_1_0(x="five"))

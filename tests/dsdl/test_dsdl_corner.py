@@ -13,7 +13,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import wireplan
 from wireplan import DecodeError, EncodeError
 
 from ._support import class_for, full_name, unwrap
@@ -395,7 +394,7 @@ def test_fields_after_a_long_delimited_body_are_zero_extended(
 
 
 def test_only_wireplan_errors_escape(ns: ModuleType) -> None:
-    with pytest.raises(wireplan.WireplanError):
+    with pytest.raises(DecodeError):
         ns.Text_1_0.deserialize(bytes([2, 0xC3, 0x28]))  # invalid UTF-8
     with pytest.raises(EncodeError) as info:
         ns.Deep_1_0(levels=[ns.Level2_1_0()] * 3).serialize()

@@ -22,7 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import wireplan.dsdl
-from wireplan.errors import WireplanError
+from wireplan.errors import FileError
 
 from ._support import CORNER, REG, UAVCAN, class_for, full_name, serializable
 from ._values import same, values
@@ -182,6 +182,6 @@ def test_a_folder_wireplan_did_not_write_is_refused(tmp_path: Path) -> None:
     out = tmp_path / "out"
     (out / "mini").mkdir(parents=True)
     (out / "mini" / "keep.txt").write_text("mine")
-    with pytest.raises(WireplanError, match="not written by wireplan"):
+    with pytest.raises(FileError, match="not written by wireplan"):
         wireplan.dsdl.compile(src, output=out)
     assert (out / "mini" / "keep.txt").read_text() == "mine"

@@ -1,5 +1,7 @@
 """Cyphal DSDL: a compiler from DSDL to fast, safe Python serializers.
 
+``encode`` / ``decode`` turn a generated object into bytes and back
+(``serialize`` / ``deserialize``, pycyphal's names, are the same functions);
 ``compile`` writes an importable package (naming as in nunavut/pycyphal's
 Python output: a module per namespace, ``Heartbeat_1_0`` classes, services
 with nested ``Request`` / ``Response``); ``load`` compiles into a cache and
@@ -13,7 +15,9 @@ from __future__ import annotations
 
 from wireplan.dsdl._api import (
     compile,
+    decode,
     deserialize,
+    encode,
     from_builtin,
     layout,
     load,
@@ -21,4 +25,14 @@ from wireplan.dsdl._api import (
     to_builtin,
 )
 
-__all__ = ["compile", "deserialize", "from_builtin", "layout", "load", "serialize", "to_builtin"]
+__all__ = [
+    "compile",
+    "decode",
+    "deserialize",
+    "encode",
+    "from_builtin",
+    "layout",
+    "load",
+    "serialize",
+    "to_builtin",
+]

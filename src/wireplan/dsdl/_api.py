@@ -17,15 +17,17 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from wireplan.core.atomic import write_bytes
+from wireplan.core.atomic import replace_folders, write_bytes
 from wireplan.dsdl import _lookup, runtime
 from wireplan.dsdl._layout import TypeLayout
 from wireplan.dsdl._pycyphal import MODELS_FILE
-from wireplan.errors import EncodeError, WireplanError
+from wireplan.errors import ArgumentError, EncodeError, FileError, NotFoundError
 
 __all__ = [
     "compile",
+    "decode",
     "deserialize",
+    "encode",
     "from_builtin",
     "layout",
     "load",
@@ -49,7 +51,7 @@ def _paths(dirs: PathLike | Iterable[PathLike]) -> list[Path]:
 def _check_dirs(dirs: Sequence[Path]) -> None:
     for d in dirs:
         if not d.is_dir():
-            raise WireplanError(f"{d}: not a DSDL namespace folder")
+            raise ArgumentError(f"{d}: not a DSDL namespace folder")
 
 
 def _generated_by_us(folder: Path) -> bool:
@@ -83,32 +85,17 @@ def _serves(folder: Path, generator: str, needed: Sequence[dict[str, Any]]) -> b
 
 
 @contextlib.contextmanager
-def _staged(output: Path) -> Iterator[tuple[Path, Callable[[Iterable[str]], None]]]:
+def _staged(output: Path, durable: bool) -> Iterator[tuple[Path, Callable[[Iterable[str]], None]]]:
     """A staging folder inside ``output``, and ``swap_in(tops)``, which moves its top folders
-    into ``output`` in place of those there.  An exception in the block puts every replaced
-    folder back; the staging folder is removed either way."""
+    into ``output`` in place of those there, all or none (:func:`wireplan.core.atomic.replace_folders`,
+    ``durable`` as there).  The staging folder is removed either way."""
     staging = Path(tempfile.mkdtemp(prefix=".wireplan-compile-", dir=output))
-    swapped: list[tuple[Path, Path | None]] = []  # (dest, where its previous folder went)
 
     def swap_in(tops: Iterable[str]) -> None:
-        for top in tops:
-            dest = output / top
-            previous = None
-            if dest.exists():
-                previous = staging / f"{top}.previous"
-                os.replace(dest, previous)
-            swapped.append((dest, previous))
-            os.replace(staging / top, dest)
+        replace_folders([(staging / top, output / top) for top in tops], durable=durable)
 
     try:
         yield staging, swap_in
-    except BaseException:
-        for dest, previous in reversed(swapped):  # put the previous folders back
-            if dest.exists():
-                shutil.rmtree(dest, ignore_errors=True)
-            if previous is not None:
-                os.replace(previous, dest)
-        raise
     finally:
         shutil.rmtree(staging, ignore_errors=True)
 
@@ -118,6 +105,7 @@ def _write_package(
     lookup: Sequence[Path],
     output: Path,
     progress: Progress | None = None,
+    durable: bool = True,
 ) -> dict[str, TypeLayout]:
     """Generate into a staging folder inside ``output``, then swap each root package in whole.
 
@@ -129,8 +117,8 @@ def _write_package(
     the one in ``output`` lacks some, that lookup namespace is compiled
     whole instead, so compiling namespaces one by one into one folder keeps
     every type of every namespace.  A folder wireplan did not write is
-    never touched (``WireplanError``).  A failure leaves ``output`` as it
-    was: packages already swapped are put back.  ``progress``: see :func:`compile`.
+    never touched (:class:`~wireplan.errors.FileError`).  A failure leaves ``output`` as it
+    was: packages already swapped are put back.  ``progress``, ``durable``: see :func:`compile`.
     """
     from wireplan.dsdl import compiler
 
@@ -156,9 +144,10 @@ def _write_package(
         for top in tops:
             dest = output / top
             if dest.exists() and not (dest.is_dir() and _generated_by_us(dest)):
-                raise WireplanError(
+                raise FileError(
                     f"{dest}: exists and was not written by wireplan; not replacing it "
-                    "(choose another output folder)"
+                    "(choose another output folder)",
+                    str(dest),
                 )
         kept = {
             top
@@ -177,7 +166,7 @@ def _write_package(
         shift += last_total
         roots += partial  # a lookup package in output lacks types: compile that namespace whole
     models = compiler.models(types)
-    with _staged(output) as (staging, swap_in):
+    with _staged(output, durable) as (staging, swap_in):
         for rel, text in files.items():
             if rel.split("/")[0] in kept:
                 continue
@@ -205,6 +194,7 @@ def _write_c(
     lookup: Sequence[Path],
     output: Path,
     progress: Progress | None = None,
+    durable: bool = True,
 ) -> None:
     """Write the C headers of ``roots`` (and of the lookup types they use) into ``output``.
 
@@ -230,11 +220,12 @@ def _write_c(
     for top in tops:
         dest = output / top
         if dest.exists() and not (dest / C_BUILD_FILE).is_file():
-            raise WireplanError(
+            raise FileError(
                 f"{dest}: exists and was not written by wireplan's C backend; not replacing it "
-                "(choose another output folder)"
+                "(choose another output folder)",
+                str(dest),
             )
-    with _staged(output) as (staging, swap_in):
+    with _staged(output, durable) as (staging, swap_in):
         for top in tops:
             folder = staging / top
             mine = {rel: text for rel, text in files.items() if rel.split("/")[0] == top}
@@ -244,18 +235,20 @@ def _write_c(
                 with contextlib.suppress(OSError, ValueError):
                     old = json.loads((folder / LAYOUT_FILE).read_text())
                     items = {item["name"]: item for item in old} | items
+            direct = durable and folder == output / top  # staged files: fsynced by swap_in
             for rel, text in mine.items():
-                _put(folder.parent / rel, text.encode())
-            _put(folder / LAYOUT_FILE, json.dumps(list(items.values()), indent=1).encode())
+                _put(folder.parent / rel, text.encode(), direct)
+            layout_text = json.dumps(list(items.values()), indent=1).encode()
+            _put(folder / LAYOUT_FILE, layout_text, direct)
             build = {"generator": compiler.source_digest([], []), "language": "c"}
-            _put(folder / C_BUILD_FILE, json.dumps(build).encode())
-        _put(output / SUPPORT_HEADER, files[SUPPORT_HEADER].encode())
+            _put(folder / C_BUILD_FILE, json.dumps(build).encode(), direct)
+        _put(output / SUPPORT_HEADER, files[SUPPORT_HEADER].encode(), durable)
         swap_in(top for top in tops if (staging / top).exists())
 
 
-def _put(path: Path, data: bytes) -> None:
+def _put(path: Path, data: bytes, durable: bool) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_bytes(path, data, durable=False)
+    write_bytes(path, data, durable=durable)
 
 
 LANGUAGES = ("python", "c")
@@ -268,13 +261,14 @@ def compile(
     output: PathLike,
     language: str = "python",
     progress: Progress | None = None,
+    durable: bool = True,
 ) -> Path:
     """Compile the DSDL root namespaces into an importable package under ``output``.
 
     ``language="c"`` writes C11 headers instead, a drop-in for nunavut 3.1's
     (``nnvg --target-language c``): ``output/uavcan/node/Heartbeat_1_0.h``
     and the support header ``output/wireplan/dsdl/support.h`` (see
-    docs/dsdl-c.md); the same rules for roots, lookups and folders apply.
+    docs/dsdl.md); the same rules for roots, lookups and folders apply.
 
     Writes one package per root namespace (``output/uavcan/...``), a module
     per namespace with a class per type and version (``Heartbeat_1_0``);
@@ -291,14 +285,19 @@ def compile(
     definitions (``.dsdl`` files: types and services) of the roots are read,
     first with ``done`` 0, last with ``done == total``; reading them (pydsdl)
     is most of a compile's time (``wireplan dsdl`` draws it on a terminal).
-    Raises :class:`~wireplan.dsdl.compiler.CompileError` (a
-    :class:`~wireplan.WireplanError`) on DSDL that pydsdl rejects (for a
-    folder that holds root namespaces instead of being one, a line that
-    names the folder to pass), and ``WireplanError`` for a root folder
-    without a ``.dsdl`` file.
+    ``durable=True``: every file written is on disk (fsync) before the
+    packages are swapped in; ``durable=False`` skips the fsyncs, still
+    all-or-none short of a power loss or an OS crash (as for
+    :func:`wireplan.core.atomic.write_bytes`).
+    Raises :class:`~wireplan.errors.CompileError` on DSDL that pydsdl
+    rejects (for a folder that holds root namespaces instead of being one, a
+    line that names the folder to pass), :class:`~wireplan.errors.ArgumentError`
+    for an unknown ``language`` and for a root folder that is missing or holds
+    no ``.dsdl`` file, and :class:`~wireplan.errors.FileError` for an output
+    namespace folder that wireplan did not write.
     """
     if language not in LANGUAGES:
-        raise WireplanError(f"unknown language {language!r}: choose one of {', '.join(LANGUAGES)}")
+        raise ArgumentError(f"unknown language {language!r}: choose one of {', '.join(LANGUAGES)}")
     roots, lookups = _paths(root_namespace_dirs), _paths(lookup)
     _check_dirs([*roots, *lookups])
     _lookup.check_roots(roots)  # an empty folder is an error, not an empty package
@@ -306,9 +305,9 @@ def compile(
     out.mkdir(parents=True, exist_ok=True)
     with _lookup.hinted([*roots, *lookups]):  # a folder that holds the namespaces: say which
         if language == "c":
-            _write_c(roots, lookups, out, progress)
+            _write_c(roots, lookups, out, progress, durable)
         else:
-            _write_package(roots, lookups, out, progress)
+            _write_package(roots, lookups, out, progress, durable)
     return out
 
 
@@ -374,7 +373,7 @@ def load(
             tmp = Path(tempfile.mkdtemp(prefix=f".{digest}.", dir=base))
             try:
                 with _lookup.hinted([*roots, *lookups]):
-                    _write_package(roots, lookups, tmp, progress)
+                    _write_package(roots, lookups, tmp, progress, durable=False)  # a cache
                 write_bytes(tmp / "__init__.py", b'"""wireplan DSDL cache entry."""\n')
                 try:
                     os.rename(tmp, entry)
@@ -426,9 +425,9 @@ def layout(
             for item in items:
                 if item["name"] == type_._FULL_NAME_:
                     return TypeLayout.from_dict(item)
-        raise WireplanError(f"no layout report for {type_._FULL_NAME_}")
+        raise NotFoundError(f"no layout report for {type_._FULL_NAME_}")
     if not isinstance(type_, str) or root_namespace_dirs is None:
-        raise TypeError("layout() takes a generated class, or a type name and the DSDL folders")
+        raise ArgumentError("layout() takes a generated class, or a type name and the DSDL folders")
     from wireplan.dsdl import compiler
 
     roots, lookups = _paths(root_namespace_dirs), _paths(lookup)
@@ -444,14 +443,15 @@ def layout(
     for lay in compiler.analyse([wanted], c=True):
         if lay.name == name:
             return lay
-    raise WireplanError(f"{name} is a service: ask for its Request or Response")
+    raise ArgumentError(f"{name} is a service: ask for its Request or Response")
 
 
-def serialize(obj: Any) -> bytes:
+def encode(obj: Any) -> bytes:
     """The bytes of a generated object: the same as ``obj.serialize()``.
 
-    Raises :class:`~wireplan.EncodeError` (with the field path) for a value
-    the type cannot hold, and for an object that is not a generated DSDL
+    :func:`serialize` is this same function under pycyphal's name.  Raises
+    :class:`~wireplan.EncodeError` (with the field path) for a value the
+    type cannot hold, and for an object that is not a generated DSDL
     object.  The call costs one function frame over the method (no other
     check on the way: it is on every message's path).
     """
@@ -464,20 +464,27 @@ def serialize(obj: Any) -> bytes:
     return data
 
 
-def deserialize(cls: type, data: Any) -> Any:
+def decode(cls: type, data: Any) -> Any:
     """Decode ``data`` (bytes-like) as ``cls``: the same as ``cls.deserialize(data)``.
 
-    Short input is zero-extended and extra bytes are ignored, as the Cyphal
+    :func:`deserialize` is this same function under pycyphal's name.  Short
+    input is zero-extended and extra bytes are ignored, as the Cyphal
     specification asks; raises :class:`~wireplan.DecodeError` with the byte
     offset for input no value of ``cls`` can have (a bad union tag, an array
-    length past its capacity, a delimiter header past the end).
+    length past its capacity, a delimiter header past the end), and
+    :class:`~wireplan.ArgumentError` (also a ``TypeError``) for a ``cls``
+    that is not a generated DSDL class.
     """
     try:
         return cls.deserialize(data)  # type: ignore[attr-defined]
     except AttributeError:
         if hasattr(cls, "deserialize"):
             raise  # from inside the decoder
-        raise TypeError(f"not a generated DSDL class: {cls!r}") from None
+        raise ArgumentError(f"not a generated DSDL class: {cls!r}") from None
+
+
+serialize = encode  # pycyphal's name: the same function
+deserialize = decode  # pycyphal's name: the same function
 
 
 def to_builtin(obj: Any) -> dict[str, Any]:

@@ -7,7 +7,7 @@ import os
 import sys
 from typing import Any, BinaryIO, TextIO
 
-from wireplan.errors import WireplanError
+from wireplan.errors import ArgumentError
 
 __all__ = ["ROOTS_HELP", "register"]
 
@@ -36,7 +36,7 @@ def _class(args: argparse.Namespace) -> Any:
 def _binary(stream: TextIO) -> BinaryIO:
     buffer = getattr(stream, "buffer", None)
     if buffer is None:
-        raise WireplanError("--raw needs a binary stream")
+        raise ArgumentError("--raw needs a binary stream")
     return buffer  # type: ignore[no-any-return]
 
 
@@ -61,7 +61,7 @@ def _cmd_decode(args: argparse.Namespace, out: TextIO) -> int:
     from wireplan.dsdl import values
 
     if args.raw and args.input != "-":
-        raise WireplanError("--raw reads the bytes from stdin: give - as the input")
+        raise ArgumentError("--raw reads the bytes from stdin: give - as the input")
     cls = _class(args)
     if args.raw:
         data = _binary(sys.stdin).read()

@@ -26,7 +26,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
-from wireplan.errors import CompileError, WireplanError
+from wireplan.errors import ArgumentError, CompileError, NotFoundError
 
 __all__ = [
     "check_roots",
@@ -60,7 +60,7 @@ def namespace_dirs(lookup: Iterable[str | os.PathLike[str]], cyphal_path: str | 
     for item in lookup:
         folder = Path(item)
         if not folder.is_dir():
-            raise WireplanError(f"--lookup {folder}: not a folder")
+            raise ArgumentError(f"--lookup {folder}: not a folder")
         dirs.append(folder)
     for entry in (cyphal_path or "").replace(os.pathsep, ";").split(";"):
         if not entry.strip():
@@ -78,7 +78,7 @@ def parse_name(name: str) -> tuple[list[str], str, int | None, int | None, str |
     """``(namespace, short name, major, minor, "Request" / "Response" / None)`` of a type name."""
     parts = re.split(r"[./\\]", name)
     if not all(parts):
-        raise WireplanError(f"{name!r}: not a DSDL type name (uavcan.node.Heartbeat.1.0)")
+        raise ArgumentError(f"{name!r}: not a DSDL type name (uavcan.node.Heartbeat.1.0)")
     half = None
     if parts[-1] in ("Request", "Response") and len(parts) > 1 and parts[-2].isdigit():
         half = parts.pop()  # uavcan.register.Access.1.0.Request, as the Python class path reads
@@ -88,7 +88,7 @@ def parse_name(name: str) -> tuple[list[str], str, int | None, int | None, str |
     if half is None and len(parts) > 2 and parts[-1] in ("Request", "Response"):
         half = parts.pop()
     if len(parts) < 2 or not all(_IDENT.fullmatch(p) for p in parts):
-        raise WireplanError(f"{name!r}: not a DSDL type name (uavcan.node.Heartbeat.1.0)")
+        raise ArgumentError(f"{name!r}: not a DSDL type name (uavcan.node.Heartbeat.1.0)")
     major = numbers[0] if numbers else None
     minor = numbers[1] if len(numbers) > 1 else None
     return parts[:-1], parts[-1], major, minor, half
@@ -132,9 +132,9 @@ def check_roots(roots: Sequence[Path]) -> None:
     """Each root namespace folder to compile exists and holds ``.dsdl`` files (one line if not)."""
     for d in roots:
         if not d.is_dir():
-            raise WireplanError(f"{d}: not a DSDL namespace folder")
+            raise ArgumentError(f"{d}: not a DSDL namespace folder")
         if not _has_dsdl(d):
-            raise WireplanError(
+            raise ArgumentError(
                 f"{d}: no .dsdl file in this folder (a root namespace folder holds DSDL "
                 "definitions, such as public_regulated_data_types/uavcan)"
             )
@@ -234,7 +234,7 @@ def resolve(name: str, dirs: Sequence[Path]) -> str:
 
     namespace, short, major, minor, half = parse_name(name)
     if not dirs:
-        raise WireplanError(NO_NAMESPACES)
+        raise ArgumentError(NO_NAMESPACES)
     known = type_names(dirs)
     base = ".".join([*namespace, short])
     root = namespace[0]
@@ -242,18 +242,18 @@ def resolve(name: str, dirs: Sequence[Path]) -> str:
     if root not in have:
         hint = parent_hint(dirs, wanted=root)
         if hint is not None:
-            raise WireplanError(hint)
+            raise NotFoundError(hint)
         inside = [d for d in dirs if d.resolve().parent.name == root]
         if inside:
             up = inside[0].parent  # the CYPHAL_PATH entry, as given
             if up.name != root:
                 up = up.resolve()
-            raise WireplanError(
+            raise NotFoundError(
                 f"no root namespace {root!r}: {up} is that root namespace, and CYPHAL_PATH "
                 f"takes the folder that holds it: set CYPHAL_PATH={up.parent} or give "
                 f"--lookup {up}"
             )
-        raise WireplanError(
+        raise NotFoundError(
             f"no root namespace {root!r} in --lookup or CYPHAL_PATH (have {', '.join(have)})"
             + _did_you_mean(base, known)
         )
@@ -262,16 +262,16 @@ def resolve(name: str, dirs: Sequence[Path]) -> str:
         spaces = {k.rsplit(".", i)[0] for k in known for i in range(1, k.count(".") + 1)}
         for i in range(2, len(namespace) + 1):
             if ".".join(namespace[:i]) not in spaces:
-                raise WireplanError(
+                raise NotFoundError(
                     f"no namespace {'.'.join(namespace[:i])!r}" + _did_you_mean(base, known)
                 )
-        raise WireplanError(f"no type {base}" + _did_you_mean(base, known))
+        raise NotFoundError(f"no type {base}" + _did_you_mean(base, known))
     chosen = [
         v for v in versions if (major is None or v[0] == major) and (minor is None or v[1] == minor)
     ]
     if not chosen:
         wanted = f"{major}" + (f".{minor}" if minor is not None else "")
         listed = ", ".join(f"{a}.{b}" for a, b in versions)
-        raise WireplanError(f"no version {wanted} of {base} (have {listed})")
+        raise NotFoundError(f"no version {wanted} of {base} (have {listed})")
     a, b = chosen[-1]
     return f"{base}.{half}.{a}.{b}" if half is not None else f"{base}.{a}.{b}"

@@ -22,6 +22,7 @@ serializer objects are passed in, and only unpickling imports pydsdl.
 
 from __future__ import annotations
 
+import errno
 import os
 import pickle
 import threading
@@ -29,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from wireplan.errors import DecodeError, WireplanError
+from wireplan.errors import DecodeError, FileError
 
 __all__ = ["MODELS_FILE", "Model", "deserialize_from", "serialize_into", "to_numpy_arrays"]
 
@@ -48,9 +49,11 @@ def _models(folder: str) -> dict[str, Any]:
                 with open(path, "rb") as f:
                     found = pickle.load(f)  # imports pydsdl (needed only here)
             except FileNotFoundError:
-                raise WireplanError(
+                raise FileError(
                     f"{path}: missing; the package was generated without pydsdl models "
-                    "(compile it again)"
+                    "(compile it again)",
+                    path,
+                    errno.ENOENT,
                 ) from None
             _LOADED[folder] = found
         return found

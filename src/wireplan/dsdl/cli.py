@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from wireplan.errors import WireplanError
+from wireplan.errors import ArgumentError
 
 __all__ = ["EXAMPLE", "demo", "register"]
 
@@ -33,7 +33,7 @@ def _cmd_layout(args: argparse.Namespace, out: TextIO) -> int:
     roots = [Path(args.dir)] if args.dir is not None else []
     lookups = _lookup.namespaces(args.lookup or (), exclude=[p.resolve().name for p in roots])
     if not roots and not lookups:
-        raise WireplanError(_lookup.NO_NAMESPACES)
+        raise ArgumentError(_lookup.NO_NAMESPACES)
     report = layout(args.type, roots, lookup=lookups)
     print(report.render(), file=out)
     return 0
@@ -57,6 +57,7 @@ def _cmd_compile(args: argparse.Namespace, out: TextIO) -> int:
             output=args.output,
             language=args.language,
             progress=progress,
+            durable=not args.no_fsync,
         )
     if args.language == "c":
         mark = "_wireplan_c.json"
@@ -73,8 +74,8 @@ def _cmd_compile(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def register(subparsers: Any) -> None:
-    """Add ``wireplan dsdl layout``, ``compile``, ``encode`` and ``decode``."""
+def register(subparsers: Any) -> Any:
+    """Add ``wireplan dsdl layout``, ``compile``, ``encode`` and ``decode``; return the verbs."""
     dsdl = subparsers.add_parser(
         "dsdl",
         help="Cyphal DSDL: compile namespaces, show a type's plan, encode and decode values",
@@ -127,11 +128,18 @@ def register(subparsers: Any) -> None:
         "--language",
         choices=("python", "c"),
         default="python",
-        help="python (default): importable packages; c: C11 headers (docs/dsdl-c.md)",
+        help="python (default): importable packages; c: C11 headers (docs/dsdl.md)",
+    )
+    comp.add_argument(
+        "--no-fsync",
+        action="store_true",
+        help="skip fsync: still all-or-none if the process fails or is killed, but a power "
+        "loss or OS crash may leave the packages in OUT empty or partial",
     )
     comp.set_defaults(handler=_cmd_compile)
 
     _cli_values.register(sub)
+    return sub
 
 
 def _rate(fn: Any, seconds: float = 0.15) -> float:

@@ -12,10 +12,15 @@ What ``wireplan dsdl encode`` / ``decode`` run on:
   object, :func:`to_plain` turns an object back into plain data,
   :func:`dump_json` / :func:`dump_yaml` print it, :func:`parse_hex` reads hex.
 
-The plain form is the one of :func:`wireplan.dsdl.to_builtin`, with the
-conventions of pycyphal's ``to_builtin`` where that one differs (a
-variable-length ``uint8`` array whose bytes are printable ASCII is a
-string).  This is the only module that imports ``yaml`` (PyYAML).
+The plain form is the one of :func:`wireplan.dsdl.to_builtin` (which
+:func:`to_plain` calls), with the conventions of pycyphal's ``to_builtin``
+where that one differs (a variable-length ``uint8`` array whose bytes are
+printable ASCII is a string).  :func:`from_plain` is strict where
+serialization is lax: a value out of range is an error here, not saturated
+or truncated, but the rules themselves (an integer's range, a float that
+fits, an array's length, a mapping's field names) are those of
+:mod:`wireplan.dsdl._cast` and :mod:`wireplan.dsdl._builtin`.  This is the
+only module that imports ``yaml`` (PyYAML).
 """
 
 from __future__ import annotations
@@ -23,19 +28,18 @@ from __future__ import annotations
 import functools
 import json
 import math
-import re
 import string
-import struct
 from collections.abc import Sequence
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 from wireplan.core.extras import door
-from wireplan.dsdl._lookup import namespace_dirs, parse_name
-from wireplan.errors import EncodeError, WireplanError
+from wireplan.dsdl._builtin import fields_named, to_builtin
+from wireplan.dsdl._cast import check_length, float_fits, int_range
+from wireplan.dsdl._lookup import namespace_dirs, parse_name, resolve
+from wireplan.errors import ArgumentError, DecodeError, EncodeError
 
 __all__ = [
     "dump_json",
@@ -50,9 +54,7 @@ __all__ = [
 
 Kind = tuple[Any, ...]  # a field kind of ``_FIELDS_`` (see wireplan.dsdl.runtime)
 
-_VERSIONED = re.compile(r"(?P<short>[A-Za-z_][A-Za-z0-9_]*)_(?P<major>\d+)_(?P<minor>\d+)")
 _PRINTABLE = frozenset(string.printable.encode())
-_PACK = {16: struct.Struct("<e").pack, 32: struct.Struct("<f").pack, 64: struct.Struct("<d").pack}
 _NP_FLOAT = {16: np.float16, 32: np.float32}
 
 
@@ -66,61 +68,37 @@ def _is_class(obj: Any) -> bool:
 def find_class(name: str, dirs: Sequence[Path], progress: Any = None) -> Any:
     """The generated class of the type ``name`` from the root namespaces ``dirs``.
 
-    ``name`` is a full name with ``.`` (or ``/``, ``\\``) between the parts;
-    a missing version means the newest, a missing minor version the newest
-    of that major.  A service's halves are ``NAME.Request[.M.m]`` or
-    ``NAME.M.m.Request``.  The root namespace of the type is compiled with
-    the others as lookup namespaces (``wireplan.dsdl.load``, cached); the
-    first folder of a given root name wins.  ``progress(done, total)``: as
-    for :func:`wireplan.dsdl.load` (called only when the root is compiled).
+    ``name`` is read as :func:`wireplan.dsdl._lookup.resolve` reads it (a
+    missing version means the newest, a missing minor version the newest of
+    that major; a service's halves are ``NAME.Request[.M.m]`` or
+    ``NAME.M.m.Request``), and a name that names nothing is a
+    :class:`~wireplan.errors.NotFoundError` with the closest known name.
+    The root namespace of the type is compiled with the others as lookup
+    namespaces (``wireplan.dsdl.load``, cached); the first folder of a given
+    root name wins.  ``progress(done, total)``: as for
+    :func:`wireplan.dsdl.load` (called only when the root is compiled).
     """
-    namespace, short, major, minor, half = parse_name(name)
+    namespace, short, a, b, half = parse_name(resolve(name, dirs))
+    assert a is not None and b is not None  # resolve names the version
     by_root: dict[str, Path] = {}
     for d in dirs:
         by_root.setdefault(d.resolve().name, d)
-    if not by_root:
-        raise WireplanError("no DSDL namespaces: give --lookup DIR or set CYPHAL_PATH")
     root = namespace[0]
-    if root not in by_root:
-        known = ", ".join(sorted(by_root))
-        raise WireplanError(
-            f"no root namespace {root!r} in --lookup or CYPHAL_PATH (have {known}; --lookup "
-            "takes a root namespace folder, CYPHAL_PATH folders that hold them)"
-        )
     from wireplan.dsdl import load
 
     lookups = [d for r, d in by_root.items() if r != root]
     module: Any = load(by_root[root], lookup=lookups, progress=progress)
-    for i, part in enumerate(namespace[1:], 1):
-        child = getattr(module, part, None)
-        if not isinstance(child, ModuleType):
-            raise WireplanError(f"no namespace {'.'.join(namespace[: i + 1])!r}")
-        module = child
+    for part in namespace[1:]:
+        module = getattr(module, part)
     ns = ".".join(namespace)
-    found: list[tuple[int, int, Any]] = []
-    for attr in getattr(module, "__all__", dir(module)):
-        m = _VERSIONED.fullmatch(attr)
-        if m and m["short"] == short:
-            found.append((int(m["major"]), int(m["minor"]), getattr(module, attr)))
-    if not found:
-        raise WireplanError(f"no type {ns}.{short}")
-    chosen = sorted(
-        (f for f in found if (major is None or f[0] == major) and (minor is None or f[1] == minor)),
-        key=lambda f: (f[0], f[1]),
-    )
-    if not chosen:
-        have = ", ".join(f"{a}.{b}" for a, b, _ in sorted(found, key=lambda f: (f[0], f[1])))
-        wanted = f"{major}" + (f".{minor}" if minor is not None else "")
-        raise WireplanError(f"no version {wanted} of {ns}.{short} (have {have})")
-    cls = chosen[-1][2]
-    a, b = chosen[-1][0], chosen[-1][1]
+    cls = getattr(module, f"{short}_{a}_{b}")
     is_service = hasattr(cls, "Request") and hasattr(cls, "Response") and not _is_class(cls)
     if half is not None:
         if not is_service:
-            raise WireplanError(f"{ns}.{short}.{a}.{b} is not a service: it has no {half}")
+            raise ArgumentError(f"{ns}.{short}.{a}.{b} is not a service: it has no {half}")
         cls = getattr(cls, half)
     elif is_service:
-        raise WireplanError(
+        raise ArgumentError(
             f"{ns}.{short}.{a}.{b} is a service: name its request or response "
             f"({ns}.{short}.Request.{a}.{b} or {ns}.{short}.Response.{a}.{b})"
         )
@@ -153,14 +131,20 @@ def parse_text(text: str, what: str = "VALUE") -> Any:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc)
         where = f" at line {mark.line + 1} column {mark.column + 1}" if mark is not None else ""
-        raise WireplanError(
-            f"{what} is neither JSON nor YAML: {_one_line(problem)}{where}"
+        offset = _byte_at(text, mark.index) if mark is not None else None
+        raise DecodeError(
+            f"{what} is neither JSON nor YAML: {_one_line(problem)}{where}", offset
         ) from None
 
 
 def parse_hex(text: str) -> bytes:
-    """Bytes of hex text; whitespace, ``0x`` prefixes and ``:``/``-`` separators are ignored."""
+    """Bytes of hex text; whitespace, ``0x`` prefixes and ``:``/``-`` separators are ignored.
+
+    Text that is not hex is a :class:`~wireplan.errors.DecodeError` whose
+    ``offset`` is the byte of ``text`` (UTF-8) where it goes wrong.
+    """
     cleaned: list[str] = []
+    last = 0  # where the last hex digit is
     i, n = 0, len(text)
     while i < n:
         c = text[i]
@@ -168,12 +152,18 @@ def parse_hex(text: str) -> bytes:
             i += 1
         elif c in "0123456789abcdefABCDEF":
             cleaned.append(c)
+            last = i
         elif not (c.isspace() or c in ":-"):
-            raise WireplanError(f"not hex: {c!r} at character {i + 1}")
+            raise DecodeError(f"not hex: {c!r} at character {i + 1}", _byte_at(text, i))
         i += 1
     if len(cleaned) % 2:
-        raise WireplanError(f"odd number of hex digits ({len(cleaned)})")
+        raise DecodeError(f"odd number of hex digits ({len(cleaned)})", _byte_at(text, last))
     return bytes.fromhex("".join(cleaned))
+
+
+def _byte_at(text: str, index: int) -> int:
+    """The UTF-8 byte offset of ``text[index]``."""
+    return len(text[:index].encode("utf-8", "surrogatepass"))
 
 
 # ---------------------------------------------------------------- plain data -> object
@@ -211,11 +201,7 @@ def _integer(kind: Kind, value: Any, path: str) -> int:
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int):
         raise EncodeError(f"{_type_name(kind)} requires an integer, got {_what(value)}", path)
-    bits = kind[1]
-    if kind[0] == "i":
-        lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
-    else:
-        lo, hi = 0, (1 << bits) - 1
+    lo, hi = int_range(kind[0], kind[1])
     if not lo <= value <= hi:
         raise EncodeError(f"{value} is out of range for {_type_name(kind)} ({lo}..{hi})", path)
     return value
@@ -236,9 +222,10 @@ def _float(kind: Kind, value: Any, path: str) -> float:
         raise EncodeError(f"{_type_name(kind)} requires a number, got {_what(value)}", path)
     try:
         f = float(value)
-        _PACK[kind[1]](f)  # rounds as the wire does; overflow only if it rounds past the maximum
-    except OverflowError:
+    except OverflowError:  # an integer past every float
         raise EncodeError(f"{value} is out of range for {_type_name(kind)}", path) from None
+    if not float_fits(kind[1], f):  # rounds past the maximum, as the wire rounds
+        raise EncodeError(f"{value} is out of range for {_type_name(kind)}", path)
     return math.nan if f != f else f  # one NaN: PyYAML's .nan has the sign bit set
 
 
@@ -251,7 +238,7 @@ def _bool(value: Any, path: str) -> bool:
 
 
 def _array(kind: Kind, value: Any, path: str) -> Any:
-    cap, element = kind[1], kind[2]
+    element = kind[2]
     etag = element[0]
     bytewise = etag in ("byte", "utf8") or (etag == "u" and element[1] == 8)
     if isinstance(value, str) and bytewise:
@@ -266,14 +253,10 @@ def _array(kind: Kind, value: Any, path: str) -> Any:
     else:
         want = "a list or a string" if bytewise else "a list"
         raise EncodeError(f"array requires {want}, got {_what(value)}", path)
-    count = len(raw if raw is not None else value)
-    if kind[0] == "fa" and count != cap:
-        unit = " bytes" if raw is not None else ""
-        raise EncodeError(
-            f"fixed-length array requires exactly {cap} elements, got {count}{unit}", path
-        )
-    if kind[0] == "va" and count > cap:
-        raise EncodeError(f"array length {count} exceeds capacity {cap}", path)
+    if raw is None:
+        check_length(kind, len(value), path)
+    else:
+        check_length(kind, len(raw), path, " bytes")
     if raw is None:
         items = [_value(element, v, f"{path}[{i}]") for i, v in enumerate(value)]
         if bytewise:
@@ -358,18 +341,7 @@ def from_plain(cls: Any, data: Any, path: str = "$") -> Any:
     fields: tuple[tuple[str, Kind, str], ...] = cls._FIELDS_
     if not isinstance(data, dict):
         data = _positional(cls, fields, data, path)
-    by_name = {name: (attr, kind) for attr, kind, name in fields}
-    for key in data:
-        if key not in by_name:
-            names = ", ".join(by_name) or "none"
-            raise EncodeError(f"unknown field {key!r} of {_dsdl_name(cls)} (fields: {names})", path)
-    if cls._UNION_ and len(data) != 1:
-        names = ", ".join(by_name)
-        raise EncodeError(
-            f"union {_dsdl_name(cls)} requires exactly one of its fields ({names}), "
-            f"got {len(data)}",
-            path,
-        )
+    by_name = fields_named(cls, data, path)
     args = {}
     for key, value in data.items():
         attr, kind = by_name[key]
@@ -392,16 +364,8 @@ def _float_out(bits: int, value: Any, json_safe: bool) -> Any:
     return f
 
 
-def _items(value: Any) -> list[Any]:
-    if isinstance(value, np.ndarray):
-        out: list[Any] = value.tolist()
-        return out
-    if isinstance(value, str):
-        return list(value.encode("utf-8"))
-    return list(value)
-
-
 def _value_out(kind: Kind, value: Any, json_safe: bool) -> Any:
+    """``value``, as :func:`wireplan.dsdl.to_builtin` gives it, in the text form."""
     tag = kind[0]
     if tag in ("u", "i", "byte", "utf8"):
         return int(value)
@@ -410,39 +374,36 @@ def _value_out(kind: Kind, value: Any, json_safe: bool) -> Any:
     if tag == "b":
         return bool(value)
     if tag == "c":
-        return to_plain(value, json_safe=json_safe)
+        return _plain_of(kind[1], value, json_safe)
     element = kind[2]
     etag = element[0]
     if etag == "utf8":
-        return value if isinstance(value, str) else bytes(_items(value)).decode("utf-8")
-    items = _items(value)
+        return value  # to_builtin's str
+    items = list(value)  # bytes: their values
     bytewise = etag == "byte" or (etag == "u" and element[1] == 8)
     if tag == "va" and bytewise and all(b in _PRINTABLE for b in items):
         return bytes(items).decode("ascii")
-    if etag == "c":
-        return [to_plain(v, json_safe=json_safe) for v in items]
     return [_value_out(element, v, json_safe) for v in items]
+
+
+def _plain_of(cls: Any, builtin: dict[str, Any], json_safe: bool) -> dict[str, Any]:
+    kinds = {name: kind for _, kind, name in cls._FIELDS_}
+    return {name: _value_out(kinds[name], value, json_safe) for name, value in builtin.items()}
 
 
 def to_plain(obj: Any, *, json_safe: bool = False) -> dict[str, Any]:
     """Plain data of a generated object: what :func:`from_plain` reads back to the same bytes.
 
-    Dicts by DSDL field name (a union: its one field), lists for arrays;
-    ``utf8`` arrays are strings, and so is a variable-length ``uint8`` /
-    ``byte`` array whose bytes are all printable ASCII (pycyphal's rule).
-    float16 / float32 values are the shortest decimal that reads back as the
-    same value.  With ``json_safe``, NaN and infinities are the strings
+    :func:`wireplan.dsdl.to_builtin`'s form with pycyphal's conventions for
+    text: dicts by DSDL field name (a union: its one field), lists for
+    arrays; ``utf8`` arrays are strings, and so is a variable-length
+    ``uint8`` / ``byte`` array whose bytes are all printable ASCII
+    (pycyphal's rule), other byte arrays lists of numbers.  float16 /
+    float32 values are the shortest decimal that reads back as the same
+    value.  With ``json_safe``, NaN and infinities are the strings
     ``"nan"``, ``"inf"``, ``"-inf"`` (JSON has no such numbers).
     """
-    cls = type(obj)
-    fields: tuple[tuple[str, Kind, str], ...] = cls._FIELDS_
-    if cls._UNION_:  # the selected field is the one that does not read as None
-        for attr, kind, name in fields:
-            value = getattr(obj, attr)
-            if value is not None:
-                return {name: _value_out(kind, value, json_safe)}
-        raise WireplanError(f"{_dsdl_name(cls)}: a union with no field set")  # pragma: no cover
-    return {name: _value_out(kind, getattr(obj, attr), json_safe) for attr, kind, name in fields}
+    return _plain_of(type(obj), to_builtin(obj), json_safe)
 
 
 # ---------------------------------------------------------------- text out

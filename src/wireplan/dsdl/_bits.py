@@ -1,0 +1,312 @@
+"""The fast path's bit and byte helpers: what generated serializers and deserializers call.
+
+Bool arrays and odd-width integer arrays packed into one integer, floats at
+non-byte-aligned offsets, byte-aligned arrays through ``struct`` or numpy,
+and the ``struct`` tables generated code keeps.  A helper that meets a value
+outside its domain raises one of :data:`FAST_PATH_ERRORS`, which sends the
+value down the slow path (:func:`wireplan.dsdl._cast.normalize`).  Everything
+here is re-exported by :mod:`wireplan.dsdl.runtime`, the module generated
+code imports.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable, Sequence
+from itertools import chain as _chain
+from typing import Any
+
+import numpy as np
+
+from wireplan.errors import ArgumentError, DecodeError, EncodeError
+
+__all__ = [
+    "DTYPES",
+    "FAST_PATH_ERRORS",
+    "LARGE",
+    "SEQUENCES",
+    "Kind",
+    "PackCache",
+    "StructError",
+    "bits_to_float",
+    "bools_to_bytes",
+    "bools_to_int",
+    "f16_list",
+    "float_to_bits",
+    "int_to_bool_array",
+    "int_to_bools",
+    "int_to_bools_auto",
+    "int_to_ints",
+    "ints_to_int",
+    "numbers_from",
+    "numpy_from",
+    "pack_array",
+    "pack_f16",
+    "pack_table",
+    "packbits",
+    "pad",
+    "unpack_table",
+    "unpackbits",
+    "utf8",
+    "utf8_bytes",
+]
+
+
+StructError = struct.error
+# What the generated fast path raises for a value outside its domain (an integer out
+# of range or of the wrong type for ``struct``, a failed range check, a wrong length,
+# a missing or wrong nested object): ``serialize`` catches these, and only these, and
+# sends the value through :func:`normalize`.  Anything else propagates.
+FAST_PATH_ERRORS = (StructError, OverflowError, TypeError, ValueError, AttributeError)
+# The array values the fast path takes as they are: ordered sequences.  Anything else
+# (a dict, whose keys would be serialized; a set, in iteration order) goes to
+# normalize, which accepts the other sequences (bytes, range, memoryview) and rejects
+# the rest with EncodeError.
+SEQUENCES = frozenset({list, tuple, np.ndarray})
+_ORDERED = (list, tuple, bytes, bytearray)
+_BOOL = np.dtype(np.bool_)
+_frombuffer = np.frombuffer
+# numpy's bit packing without its __array_function__ dispatch (about 0.17 us a
+# call): generated code calls these on exact ndarrays only, for which the
+# dispatch would find no override.  numpy versions without the attribute keep
+# the public function.
+packbits = getattr(np.packbits, "_implementation", np.packbits)
+unpackbits = getattr(np.unpackbits, "_implementation", np.unpackbits)
+Kind = tuple[Any, ...]  # a field kind (wireplan.dsdl.runtime); arrays carry a 4th item: numpy?
+
+_FLOAT_CODE = {16: "e", 32: "f", 64: "d"}
+_F_PACK = {bits: struct.Struct("<" + code).pack for bits, code in _FLOAT_CODE.items()}
+_F_UNPACK = {bits: struct.Struct("<" + code).unpack for bits, code in _FLOAT_CODE.items()}
+_FLOAT_MAX = {16: 65504.0, 32: 3.4028234663852886e38, 64: 1.7976931348623157e308}
+
+
+# bytes 0/1 <-> ASCII "0"/"1", so that bool arrays convert through int(..., 2) at C speed.
+_TO_ASCII = bytes([48, 49]) + bytes(254)
+
+
+def pad(data: Any, size: int) -> bytes:
+    """``data`` extended with zero bytes to ``size`` (the implicit zero extension rule)."""
+    return bytes(data) + bytes(size - len(data))
+
+
+def bools_to_int(values: Sequence[Any]) -> int:
+    """The bits of a bool array as one integer, element 0 in the least significant bit."""
+    if len(values) == 0:
+        return 0
+    if isinstance(values, np.ndarray) and values.dtype == np.bool_:
+        return int.from_bytes(np.packbits(values, bitorder="little").tobytes(), "little")
+    if values.__class__ not in SEQUENCES:
+        raise OverflowError("not a list, tuple or numpy array")  # the slow path checks it
+    seq = values if type(values) is list else list(values)
+    try:  # bools and 0/1 ints convert at C speed
+        return int(bytes(seq[::-1]).translate(_TO_ASCII), 2)
+    except (TypeError, ValueError):
+        # 2, NaN, None...: the caller's slow path coerces (or rejects) them first
+        raise OverflowError("bool array element other than a bool, 0 or 1") from None
+
+
+_BYTE_BITS = tuple(tuple(bool(b >> i & 1) for i in range(8)) for b in range(256))
+
+
+def int_to_bools(value: int, count: int) -> list[bool]:
+    """The inverse of :func:`bools_to_int` for ``count`` elements."""
+    raw = (value & ((1 << count) - 1)).to_bytes((count + 7) >> 3, "little")
+    out = list(_chain(*map(_BYTE_BITS.__getitem__, raw)))
+    del out[count:]
+    return out
+
+
+def ints_to_int(values: Sequence[int], bits: int, signed: bool) -> int:
+    """Elements of an odd-width integer array packed LSB first into one integer.
+
+    Raises ``OverflowError`` when an element does not fit (the caller then
+    takes the slow path, which brings values into range first).
+    """
+    if values.__class__ not in SEQUENCES:
+        raise ArgumentError("not a list, tuple or numpy array")  # the slow path checks it
+    acc = 0
+    shift = 0
+    half = 1 << (bits - 1)
+    mask = (1 << bits) - 1
+    for v in values:
+        if signed:
+            if (v + half) >> bits:
+                raise OverflowError
+            v &= mask
+        elif v >> bits:
+            raise OverflowError
+        acc |= v << shift
+        shift += bits
+    return acc
+
+
+def int_to_ints(value: int, bits: int, count: int, signed: bool) -> list[int]:
+    """The inverse of :func:`ints_to_int`."""
+    mask = (1 << bits) - 1
+    out = [(value >> (i * bits)) & mask for i in range(count)]
+    if signed:
+        half = 1 << (bits - 1)
+        out = [(v ^ half) - half for v in out]
+    return out
+
+
+def float_to_bits(value: float, bits: int) -> int:
+    """IEEE 754 bits of ``value`` (binary16/32/64); ``OverflowError`` if out of range."""
+    return int.from_bytes(_F_PACK[bits](value), "little")
+
+
+def bits_to_float(raw: int, bits: int) -> float:
+    """The float whose IEEE 754 representation is ``raw``."""
+    value: float = _F_UNPACK[bits](raw.to_bytes(bits // 8, "little"))[0]
+    return value
+
+
+_DTYPES = {c: np.dtype("<" + c) for c in "bBhHiIqQefd"}
+DTYPES = _DTYPES  # the numpy dtype of each struct code, for generated code
+
+
+def pack_array(code: str, values: Sequence[Any]) -> bytes:
+    """Elements of a byte-aligned primitive array, little-endian, with struct's range checks.
+
+    A numpy array of exactly the wire dtype is copied as it is; anything else
+    goes through ``struct``, whose range checks send out-of-range values to
+    the slow (saturating) path.
+    """
+    if isinstance(values, np.ndarray):
+        dtype = _DTYPES[code]
+        if (values.dtype is dtype or values.dtype == dtype) and values.ndim == 1:
+            return values.tobytes()
+        values = values.tolist()
+    elif not isinstance(values, _ORDERED):
+        raise ArgumentError("not a sequence")  # a dict, a set, a str: the slow path checks it
+    if code == "e":
+        return pack_f16(values)
+    return struct.pack(f"<{len(values)}{code}", *values)
+
+
+_F16 = np.dtype("<f2")
+_F16_MAX = 65504.0
+
+
+def pack_f16(values: Sequence[Any]) -> bytes:
+    """float16 elements as bytes, keeping a NaN's payload bits (``struct``'s ``e`` writes
+    the canonical NaN instead), with ``struct``'s checks: ``OverflowError`` for a finite
+    value that rounds beyond the float16 range, ``TypeError`` / ``ValueError`` for a
+    non-number (the caller's slow path then saturates or rejects them)."""
+    if values.__class__ not in SEQUENCES:
+        raise ArgumentError("not a list, tuple or numpy array")
+    wide = np.array(values, dtype=np.float64)
+    if wide.ndim != 1:
+        raise ArgumentError("not a flat sequence of numbers")
+    with np.errstate(over="ignore", invalid="ignore"):
+        half = wide.astype(_F16)
+    if np.isinf(half).any() and (np.isinf(half) & np.isfinite(wide)).any():
+        raise OverflowError("float too large to pack as float16")
+    return half.tobytes()
+
+
+def f16_list(data: Any, count: int, offset: int) -> list[float]:
+    """``count`` float16 elements at ``offset`` as a list of floats, NaN payloads kept
+    (``struct``'s ``e`` reads every NaN as the canonical one); ``ValueError`` past the
+    end of ``data``."""
+    out: list[float] = _frombuffer(data, _F16, count, offset).tolist()
+    return out
+
+
+def numpy_from(data: Any, code: str, count: int, offset: int) -> Any:
+    """A numpy array of ``count`` elements of ``code`` read from ``data`` at ``offset``.
+
+    From ``bytes`` it is a read-only view (zero-copy: bytes cannot change
+    under it).  From anything else (a ``bytearray``, a ``memoryview``: a
+    buffer its owner may reuse) it is a writable copy that owns its memory.
+    """
+    view = _frombuffer(data, _DTYPES[code], count, offset)  # ValueError beyond the data
+    return view if data.__class__ is bytes else view.copy()
+
+
+LARGE = 64  # from this many elements on, number and bool arrays decode to numpy arrays
+
+
+def numbers_from(data: Any, code: str, count: int, offset: int) -> Any:
+    """``count`` numbers at ``offset``: a list, or a numpy array from ``LARGE`` elements on."""
+    if count >= LARGE:
+        return numpy_from(data, code, count, offset)
+    if code == "B":
+        return list(data[offset : offset + count])
+    if code == "e":
+        return f16_list(data, count, offset)
+    return list(struct.unpack_from(f"<{count}{code}", data, offset))
+
+
+def int_to_bools_auto(value: int, count: int) -> Any:
+    """:func:`int_to_bools`, or :func:`int_to_bool_array` from ``LARGE`` elements on."""
+    if count >= LARGE:
+        return int_to_bool_array(value, count)
+    return int_to_bools(value, count)
+
+
+def int_to_bool_array(value: int, count: int) -> Any:
+    """:func:`int_to_bools` as a numpy bool array."""
+    raw = np.frombuffer(value.to_bytes((count + 7) >> 3, "little"), np.uint8)
+    return np.unpackbits(raw, count=count, bitorder="little").astype(np.bool_)
+
+
+class PackCache(dict[int, Callable[..., bytes]]):
+    """``cache[n]``: the bound ``pack`` of a fixed head followed by ``n`` elements of ``code``.
+
+    Lets a length prefix and the array after it go out in one call; the
+    bound method is kept, not the ``Struct``, to skip an attribute lookup
+    per call.
+    """
+
+    def __init__(self, head: str, code: str) -> None:
+        super().__init__()
+        self.head = head
+        self.code = code
+
+    def __missing__(self, count: int) -> Callable[..., bytes]:
+        made = struct.Struct(f"{self.head}{count}{self.code}").pack
+        if len(self) < 4096:
+            self[count] = made
+        return made
+
+
+def pack_table(head: str, code: str, size: int) -> tuple[Callable[..., bytes], ...]:
+    """``table[n]`` for ``n < size``: what ``PackCache(head, code)[n]`` gives, made up front."""
+    return tuple(struct.Struct(f"{head}{n}{code}").pack for n in range(size))
+
+
+def unpack_table(code: str, size: int) -> tuple[Callable[[Any, int], tuple[Any, ...]], ...]:
+    """``table[n]`` for ``n < size``: the bound ``unpack_from`` of ``n`` elements ``code``."""
+    return tuple(struct.Struct(f"<{n}{code}").unpack_from for n in range(size))
+
+
+def bools_to_bytes(values: Any, count: int) -> bytes:
+    """Exactly ``count`` bools (a multiple of 8) as ``count // 8`` bytes, element 0 in bit 0.
+
+    A 1-D numpy bool array is packed by numpy; anything else goes through
+    :func:`bools_to_int`.  A wrong length raises ``OverflowError`` (the
+    caller's slow path then reports it).
+    """
+    if values.__class__ is np.ndarray and values.dtype is _BOOL and values.shape == (count,):
+        # positional arguments: numpy's keyword parsing costs more than the packing
+        return packbits(values, None, "little").tobytes()
+    if len(values) != count:
+        raise OverflowError
+    return bools_to_int(values).to_bytes(count >> 3, "little")
+
+
+def utf8(data: Any, offset: int, path: str) -> str:
+    """Decode a ``utf8`` array; ``DecodeError`` naming the array on invalid text."""
+    try:
+        return bytes(data).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DecodeError(f"invalid UTF-8: {exc.reason}", offset, path) from None
+
+
+def utf8_bytes(value: str, path: str) -> bytes:
+    """The UTF-8 bytes of ``value``; ``EncodeError`` naming ``path`` for a lone surrogate."""
+    try:
+        return value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise EncodeError(f"not encodable as UTF-8: {exc.reason}", path) from None
