@@ -114,14 +114,18 @@ def _wireplan_imports(module: str) -> set[str]:
     return found
 
 
-def test_no_import_circle_through_the_torch_conversion() -> None:
-    # The leaf of types depends on the scalar type table only; the torch conversion on the
-    # leaf (and the dataset module, loaded on demand, which depends on it): never on the codec.
+def test_the_torch_door_sits_above_the_codec() -> None:
+    # Layers: _dtypes, _types -> _codec -> _lists -> _records, _writer -> _dataset -> torch (the
+    # door, which makes the dataset a torch one) -> dataset.  The codec names the door and loads
+    # it for a torch tensor, so nothing below the door imports it.
     assert _wireplan_imports("_types") == {"wireplan.evalue._dtypes"}
-    assert _wireplan_imports("torch") <= {
+    assert _wireplan_imports("torch") == {
         "wireplan.core.extras",  # the door that names the extra when torch is missing
         "wireplan.errors",
-        "wireplan.evalue",  # `from wireplan.evalue import dataset`, inside __getattr__
+        "wireplan.evalue._dataset",
         "wireplan.evalue._types",
     }
-    assert "wireplan.evalue.torch" not in _wireplan_imports("_records")
+    assert _wireplan_imports("dataset") == {"wireplan.evalue.torch"}
+    for module in ("_codec", "_lists", "_records", "_writer", "_dataset", "_inspect", "cli"):
+        public = {m for m in _wireplan_imports(module) if m.startswith("wireplan.evalue.")}
+        assert not {m for m in public if not m.split(".")[2].startswith("_")}, module

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 import wireplan.cli
 from wireplan.cli import main
+from wireplan.errors import ArgumentError, DecodeError
 from wireplan.evalue import RecordWriter, decode, decode_list, encode, encode_list, read_records
 from wireplan.evalue._json import from_json, to_json
 
@@ -156,11 +157,18 @@ _BAD = [
     ),
     (("encode", '[{"nope": 1}]', "--hex"), "$[0]: an object is"),
     (("encode", '{"double": "many"}', "--hex"), '$.double: a Double is a number or "nan"'),
-    (("encode", "{a", "--hex"), "VALUE is not JSON: Expecting property name"),
+    (("encode", "{a", "--hex"), "at byte 1: VALUE is not JSON: Expecting property name"),
+    (("encode", '"\u00e9" x', "--hex"), "at byte 5: VALUE is not JSON: Extra data"),  # é: 2 bytes
+    (
+        ("encode", "[1]\n[2", "--records", "-o", "x.evr"),
+        "at byte 6: VALUE line 2 is not JSON: Expecting ',' delimiter",
+    ),
     (("encode", "[[1], 2]", "--records", "-o", "x.evr"), "$[1]: a record is a JSON list"),
     (("encode", "[[1]]", "--records"), "--records writes a record file: give -o FILE"),
     (("decode", "--hex", "0400ff"), "at byte 1: truncated"),
-    (("decode", "--hex", "zz"), "INPUT is not hex"),
+    (("decode", "--hex", "zz"), "at byte 0: INPUT is not hex: 'z'"),
+    (("decode", "--hex", "04 0"), "at byte 3: INPUT is not hex: 3 digits, an odd number"),
+    (("decode", "--hex", "00", "--lines"), "--lines prints a list or a record file"),
     (("decode", "--hex", "00", "--record", "0"), "--record 0: not an EValue record file"),
 ]
 
@@ -171,6 +179,30 @@ def test_bad_input_is_one_line_with_the_json_path(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     assert message in _fails("evalue", *argv)
+
+
+_CLASSES = [
+    (("encode", "[[1]]", "--records"), ArgumentError, None),
+    (("decode", "--hex", "00", "--lines"), ArgumentError, None),
+    (("encode", "[1, x]", "--hex"), DecodeError, 4),
+    (("encode", "[1]\r\n[2, x]", "--records", "-o", "x.evr"), DecodeError, 9),  # line 2: byte 5
+    (("decode", "--hex", "0 4 x"), DecodeError, 4),
+]
+
+
+@pytest.mark.parametrize(("argv", "cls", "offset"), _CLASSES, ids=[str(i) for i in range(5)])
+def test_bad_flags_are_argument_errors_and_bad_text_decode_errors_at_their_byte(
+    argv: tuple[str, ...],
+    cls: type[Exception],
+    offset: int | None,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    args = wireplan.cli.build_parser().parse_args(["evalue", *argv])
+    with pytest.raises(cls) as info:
+        args.handler(args, io.StringIO())
+    assert type(info.value) is cls and getattr(info.value, "offset", None) == offset
 
 
 # ---------------------------------------------------------------- round trips (hypothesis)

@@ -13,14 +13,14 @@ import numpy as np
 import pytest
 
 from wireplan.cli import main
-from wireplan.errors import DecodeError, LimitError
+from wireplan.errors import ArgumentError, DecodeError, LimitError
 from wireplan.evalue import RecordFile, RecordWriter, encode_list, record_count, shard_paths
 from wireplan.evalue.cli import inspect_shards
 
 torch = pytest.importorskip("torch")
 from torch.utils.data import DataLoader  # noqa: E402
 
-import wireplan.evalue.dataset as evd  # noqa: E402
+import wireplan.evalue.torch as evt  # noqa: E402
 from wireplan.evalue.torch import EValueDataset  # noqa: E402
 
 
@@ -82,7 +82,7 @@ def test_abort_keeps_the_finished_shards_only(tmp_path: Path) -> None:
     finished = sorted(p.name for p in tmp_path.iterdir())
     assert finished and not any(n.startswith(".") for n in finished)  # no temporary file left
     assert sum(record_count(tmp_path / n) for n in finished) < 10
-    with pytest.raises(ValueError, match="shard pattern"):
+    with pytest.raises(ArgumentError, match="shard pattern"):
         RecordWriter(tmp_path / "{bad}-{shard}.evr", shard_bytes=100)
 
 
@@ -216,7 +216,7 @@ def test_resume_a_worker_as_stateful_dataloader_does(
     _write(tmp_path, 41)
     for worker in range(3):
         info = SimpleNamespace(id=worker, num_workers=3)
-        monkeypatch.setattr(evd, "get_worker_info", lambda info=info: info)
+        monkeypatch.setattr(evt, "get_worker_info", lambda info=info: info)
         ds = EValueDataset(tmp_path, shuffle=True, seed=9, rank=0, world_size=2)
         whole = _ids(ds)
         it = iter(ds)
@@ -227,9 +227,9 @@ def test_resume_a_worker_as_stateful_dataloader_does(
         fresh.load_state_dict(state)
         assert taken + _ids(fresh) == whole
         other = SimpleNamespace(id=(worker + 1) % 3, num_workers=3)
-        monkeypatch.setattr(evd, "get_worker_info", lambda other=other: other)
+        monkeypatch.setattr(evt, "get_worker_info", lambda other=other: other)
         fresh.load_state_dict(state)
-        with pytest.raises(ValueError, match="worker"):
+        with pytest.raises(ArgumentError, match="worker"):
             next(iter(fresh))
 
 
@@ -242,9 +242,9 @@ def test_a_state_from_another_layout_is_refused(tmp_path: Path) -> None:
         EValueDataset(tmp_path, shuffle=True, seed=1, rank=0, world_size=2),
         EValueDataset(shard_paths(tmp_path)[:-1], shuffle=True, seed=1),
     ):
-        with pytest.raises(ValueError, match="would not resume exactly"):
+        with pytest.raises(ArgumentError, match="would not resume exactly"):
             other.load_state_dict(state)
-    with pytest.raises(ValueError, match="version"):
+    with pytest.raises(ArgumentError, match="version"):
         EValueDataset(tmp_path).load_state_dict({"version": 99})
 
 
@@ -259,12 +259,12 @@ def test_streams_split_over_ranks_and_workers_and_resume() -> None:
     resumed = EValueDataset(blobs, rank=1, world_size=2)
     resumed.load_state_dict(ds.state_dict(consumed=5))
     assert parts[1][:5] + _ids(DataLoader(resumed, batch_size=None, num_workers=2)) == parts[1]
-    with pytest.raises(ValueError, match="stream"):
+    with pytest.raises(ArgumentError, match="stream"):
         EValueDataset(blobs, shuffle=True)
 
 
 def test_rank_and_world_size_checked(tmp_path: Path) -> None:
     _write(tmp_path, 3)
-    with pytest.raises(ValueError, match="not in a world"):
+    with pytest.raises(ArgumentError, match="not in a world"):
         EValueDataset(tmp_path, rank=2, world_size=2)
     assert EValueDataset(tmp_path).world_size == 1  # torch.distributed not initialized here

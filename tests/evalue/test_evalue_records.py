@@ -281,3 +281,25 @@ def test_writer_refuses_a_file_in_the_way_of_a_folder(tmp_path: Path) -> None:
         == f"cannot write {tmp_path / 'a' / 'b' / 'x.evr'}: {tmp_path / 'a'} is not a folder"
     )
     assert isinstance(info.value, OSError) and (tmp_path / "a").read_bytes() == b"not a folder"
+
+
+@pytest.mark.parametrize("shard_bytes", [None, 300])
+def test_durable_false_skips_the_fsyncs_and_changes_no_byte(
+    tmp_path: Path, fsyncs: list[int], shard_bytes: int | None
+) -> None:
+    records = [[np.arange(i + 1, dtype=np.float32), f"r{i}", i] for i in range(12)]
+    written = {}
+    for durable in (True, False):
+        fsyncs.clear()
+        path = tmp_path / f"durable-{durable}" / "new" / "data.evr"  # its folders are made too
+        with RecordWriter(path, shard_bytes=shard_bytes, durable=durable) as w:
+            for values in records:
+                w.write(values)
+        assert w.durable is durable
+        assert bool(fsyncs) is durable  # the files and the new folders: all synced, or none
+        assert not [p.name for p in path.parent.iterdir() if p.name.endswith(".tmp")]
+        written[durable] = [Path(p).read_bytes() for p in w.paths]
+    assert written[True] == written[False]
+    assert (len(written[False]) > 1) is (shard_bytes is not None)
+    labels = [values[1] for p in w.paths for values in read_records(p)]
+    assert labels == [f"r{i}" for i in range(12)]

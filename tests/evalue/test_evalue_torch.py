@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,6 +27,16 @@ def test_torch_tensors_encode_like_numpy() -> None:
     p = torch.nn.Parameter(torch.ones(2))
     assert encode(p) == encode(np.ones(2, np.float32))
     assert encode_list([t, "x"]) == encode_list([t.numpy(), "x"])
+
+
+def test_the_codec_loads_the_torch_door_by_name_when_it_meets_a_tensor() -> None:
+    code = (
+        "import sys, torch, wireplan.evalue as ev\n"
+        "assert 'wireplan.evalue.torch' not in sys.modules\n"
+        "assert ev.encode(torch.ones(2)) == ev.encode(torch.ones(2).numpy())\n"
+        "assert 'wireplan.evalue.torch' in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
 
 
 @pytest.mark.parametrize(

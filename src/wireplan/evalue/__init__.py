@@ -37,21 +37,23 @@ from wireplan.evalue._dtypes import (
     info_for_code,
     info_for_dtype,
 )
-from wireplan.evalue._records import (
+from wireplan.evalue._lists import (
     ALIGNMENT,
     LIST_MAGIC,
     LIST_VERSION,
-    RECORD_MAGIC,
-    RECORD_VERSION,
-    RecordFile,
-    RecordWriter,
     decode_list,
     encode_list,
     plan_list,
+)
+from wireplan.evalue._records import (
+    RECORD_MAGIC,
+    RECORD_VERSION,
+    RecordFile,
     read_records,
     record_count,
     shard_paths,
 )
+from wireplan.evalue._writer import RecordWriter
 
 __all__ = [
     "ALIGNMENT",

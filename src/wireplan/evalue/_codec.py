@@ -1,4 +1,4 @@
-"""The EValue codec: one value <-> the bytes ExecuTorch's Java ``EValue`` reads and writes.
+"""The EValue codec (one concern): a value <-> the bytes of ExecuTorch's Java ``EValue``.
 
 Wire layout (big-endian throughout)::
 
@@ -22,10 +22,12 @@ this: a precompiled :class:`struct.Struct` each, dispatched on the exact type.
 
 from __future__ import annotations
 
+import importlib
 import math
 import operator
 import struct
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -35,7 +37,7 @@ from wireplan.core.alloc import fill_new_bytes
 from wireplan.core.buffers import as_memoryview
 from wireplan.core.executor import execute
 from wireplan.core.plan import Plan, Region
-from wireplan.errors import DecodeError, EncodeError, LimitError
+from wireplan.errors import ArgumentError, DecodeError, EncodeError, LimitError
 from wireplan.evalue._dtypes import (
     JAVA_SCALAR_TYPES,
     SCALAR_TYPES,
@@ -235,9 +237,21 @@ def _raw_parts(raw: RawTensor, extended: bool, path: str) -> _Parts:
     return _Parts(head, data, _U8)
 
 
-def _is_torch_tensor(value: object) -> bool:
-    module = type(value).__module__
-    return (module == "torch" or module.startswith("torch.")) and hasattr(value, "__dlpack__")
+# Tensors of other libraries, by the top package of their type: the wireplan module whose
+# ``tensor_to_numpy`` converts them.  The codec loads it by name when it meets such a tensor
+# (the library is imported then: its tensor exists) and never imports it, as that module sits
+# above the codec (wireplan.evalue.torch, torch's one door, builds the dataset on the records).
+_CONVERTERS: Final = {"torch": "wireplan.evalue.torch"}
+
+
+def _converter(value: object) -> Callable[[Any], np.ndarray[Any, Any] | RawTensor] | None:
+    """The ``tensor_to_numpy`` for ``value`` when it is another library's tensor, else None."""
+    door = _CONVERTERS.get(type(value).__module__.partition(".")[0])
+    if door is None or not hasattr(value, "__dlpack__"):
+        return None
+    convert: Callable[[Any], np.ndarray[Any, Any] | RawTensor]
+    convert = importlib.import_module(door).tensor_to_numpy
+    return convert
 
 
 def _parts(value: Any, extended: bool, path: str = "$") -> _Parts:
@@ -285,10 +299,9 @@ def _parts(value: Any, extended: bool, path: str = "$") -> _Parts:
         return _string_parts(_encode_text(str(value), path), path)
     if isinstance(value, bytes | bytearray | memoryview):
         return _string_parts(_flat_bytes(value, path), path)
-    if _is_torch_tensor(value):
-        from wireplan.evalue import torch as _torch_support  # imports torch; it is there
-
-        arr = _torch_support.tensor_to_numpy(value)
+    convert = _converter(value)
+    if convert is not None:
+        arr = convert(value)
         if isinstance(arr, RawTensor):
             return _raw_parts(arr, extended, path)
         return _array_parts(arr, extended, path)
@@ -597,12 +610,18 @@ def decode(data: Any, *, copy: bool = True, extended: bool = False, text: bool =
 
 
 def input_view(data: Any, who: str) -> memoryview:
-    """``data`` as a flat byte memoryview; ``TypeError`` for what is not contiguous bytes.
+    """``data`` as a flat byte memoryview; :class:`ArgumentError` for what is not contiguous bytes.
 
     A wrong argument is a programming error, not malformed input: like
-    ``struct.unpack``, the decoders raise ``TypeError`` for it.
+    ``struct.unpack``, the decoders raise a ``TypeError`` for it (an
+    ``ArgumentError`` is one).
     """
     try:
         return as_memoryview(data)
-    except ValueError as exc:
-        raise TypeError(f"{who} needs a contiguous bytes-like object: {exc}") from None
+    except ValueError as exc:  # an ArgumentError from the core: not contiguous
+        raise ArgumentError(f"{who} needs a contiguous bytes-like object: {exc}") from None
+    except TypeError:  # memoryview's own: not a buffer at all
+        t = type(data)
+        raise ArgumentError(
+            f"{who} needs a bytes-like object, not {t.__module__}.{t.__qualname__}"
+        ) from None

@@ -24,7 +24,9 @@ Tensor elements: numbers, ``true``/``false`` for ``bool``, ``"nan"`` /
 Output always has ``"shape"`` (a shape with a 0 has no nesting to show it)
 and prints float16 / float32 elements as the shortest decimal that reads
 back as the same value.  Errors are :class:`~wireplan.EncodeError` with the
-JSON path (``$[2].tensor[1][0]``).  This module imports nothing optional.
+JSON path (``$[2].tensor[1][0]``); text that is not JSON is a
+:class:`~wireplan.DecodeError` at the byte (of the text in UTF-8) where it
+stops being JSON.  This module imports nothing optional.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from wireplan.errors import EncodeError, WireplanError
+from wireplan.errors import ArgumentError, DecodeError, EncodeError
 from wireplan.evalue._codec import MAX_RANK, MAX_SIZE
 from wireplan.evalue._dtypes import SCALAR_TYPES, info_for_code, info_for_dtype
 from wireplan.evalue._types import RawTensor
@@ -51,18 +53,20 @@ _FORMS = (
 )
 
 
-def parse(text: str, what: str = "VALUE") -> Any:
-    """JSON text as Python data (``NaN`` / ``Infinity`` read as floats); one line on error."""
+def parse(text: str, what: str = "VALUE", start: int = 0) -> Any:
+    """JSON text as Python data (``NaN`` / ``Infinity`` read as floats).
+
+    Text that is not JSON raises :class:`DecodeError` at its byte in UTF-8,
+    counted from ``start`` (where ``text`` begins in a longer text).
+    """
     try:
         return json.loads(text)
     except ValueError as exc:
-        where = ""
-        if isinstance(exc, json.JSONDecodeError):
-            where = f" at line {exc.lineno} column {exc.colno}"
-            exc_text = exc.msg
-        else:
-            exc_text = str(exc)
-        raise WireplanError(f"{what} is not JSON: {exc_text}{where}") from None
+        if not isinstance(exc, json.JSONDecodeError):  # a limit of json, not a place
+            raise DecodeError(f"{what} is not JSON: {exc}") from None
+        at = start + len(text[: exc.pos].encode("utf-8", "surrogatepass"))
+        reason = f"{what} is not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+        raise DecodeError(reason, at) from None
 
 
 def parse_lines(text: str, what: str = "VALUE") -> list[Any]:
@@ -70,11 +74,13 @@ def parse_lines(text: str, what: str = "VALUE") -> list[Any]:
     try:
         whole = json.loads(text)
     except ValueError:
-        return [
-            parse(line, f"{what} line {i}")
-            for i, line in enumerate(text.splitlines(), 1)
-            if line.strip()
-        ]
+        found: list[Any] = []
+        start = 0
+        for i, line in enumerate(text.splitlines(keepends=True), 1):
+            if line.strip():
+                found.append(parse(line, f"{what} line {i}", start))
+            start += len(line.encode("utf-8", "surrogatepass"))
+        return found
     if not isinstance(whole, list):
         raise EncodeError("records are a JSON list of lists, or JSON lines of lists")
     return whole
@@ -362,4 +368,4 @@ def to_json(value: Any) -> Any:
         return _tensor_out(value)
     if isinstance(value, list):
         return [to_json(v) for v in value]
-    raise TypeError(f"not an EValue: {type(value).__name__}")  # pragma: no cover
+    raise ArgumentError(f"not an EValue: {type(value).__name__}")  # pragma: no cover

@@ -16,6 +16,8 @@ from typing import Any, Final, Literal
 
 import numpy as np
 
+from wireplan.errors import ArgumentError
+
 __all__ = ["BALANCES", "Balance", "rank_range", "segments", "worker_mask"]
 
 Balance = Literal["split", "drop", "pad"]
@@ -37,7 +39,7 @@ def rank_range(records: int, rank: int, world_size: int, balance: Balance) -> tu
     elif balance == "pad":
         size = -(-records // world_size) if records else 0
     else:
-        raise ValueError(f"balance must be one of {BALANCES}, not {balance!r}")
+        raise ArgumentError(f"balance must be one of {BALANCES}, not {balance!r}")
     return rank * size, (rank + 1) * size
 
 

@@ -1,12 +1,13 @@
-"""torch support for EValue: tensors in and out, and (from ``wireplan.evalue.dataset``) ``EValueDataset``.
+"""torch support for EValue: tensors in and out, and ``EValueDataset``.
 
-This is the only wireplan module that imports torch; ``wireplan.evalue.dataset``
-takes what it needs of torch from here.  The codec calls
-:func:`tensor_to_numpy` when it meets a torch tensor (it recognises one by
-its type's module, without importing torch itself), so ``encode`` and
-``encode_list`` accept tensors whenever torch is installed.  This module
-depends only on the leaf ``wireplan.evalue._types``, never on the codec,
-so there is no import circle.
+This is the only wireplan module that imports torch.  It sits above the
+codec and the record files: ``EValueDataset`` is the torch-free
+:class:`~wireplan.evalue._dataset.DatasetCore` made a torch
+``IterableDataset`` (``wireplan.evalue.dataset`` names it too).  The codec
+calls :func:`tensor_to_numpy` when it meets a torch tensor: it recognises
+one by its type's module and loads this module by name, without importing
+it or torch, so ``encode`` and ``encode_list`` accept tensors whenever torch
+is installed and nothing imports in a circle.
 """
 
 from __future__ import annotations
@@ -28,12 +29,13 @@ with door(
     from torch.utils.data import IterableDataset, get_worker_info
 
 from wireplan.errors import EncodeError
+from wireplan.evalue._dataset import STATE_VERSION, DatasetCore
 from wireplan.evalue._types import RawTensor
 
-__all__ = [  # and EValueDataset, from wireplan.evalue.dataset (see __getattr__)
-    "IterableDataset",
+__all__ = [
+    "STATE_VERSION",
+    "EValueDataset",
     "distributed_rank",
-    "get_worker_info",
     "tensor_to_numpy",
     "to_torch",
 ]
@@ -144,10 +146,44 @@ def distributed_rank() -> tuple[int, int] | None:
     return None
 
 
-def __getattr__(name: str) -> Any:
-    # EValueDataset lives in wireplan.evalue.dataset (which imports this module).
-    if name in ("EValueDataset", "STATE_VERSION"):
-        from wireplan.evalue import dataset
+class EValueDataset(DatasetCore, IterableDataset[list[Any]]):
+    """A torch ``IterableDataset`` of EValue records: each item is one decoded list.
 
-        return getattr(dataset, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    ``source`` is one or more record files: a path, a folder, a glob
+    (``"data/train-*.evr"``) or a list of these (see
+    :func:`~wireplan.evalue.shard_paths`), read through mmap.  Or it is a
+    stream: an iterable of byte strings each holding one
+    :func:`~wireplan.evalue.encode_list` payload, or a zero-argument
+    callable returning one (called once per pass and worker).
+
+    Record files make one sequence per epoch: shards in order, or with
+    ``shuffle=True`` in an order drawn from ``(seed, epoch)``, each shard's
+    records shuffled within windows of ``window`` consecutive records.
+    :meth:`set_epoch` picks the epoch.  The sequence is split over
+    ``world_size`` ranks (from ``torch.distributed`` when it is initialized,
+    else 0 of 1, unless given) as contiguous ranges sized by ``balance``:
+    ``"split"`` (every record once, ranks differ by at most one record),
+    ``"drop"`` (equal ranks, the epoch's last ``N % world_size`` records left
+    out) or ``"pad"`` (equal ranks, the epoch's first records read twice).
+    Within a rank, DataLoader worker ``w`` of ``n`` takes the blocks of
+    ``batch_size`` consecutive records whose index modulo ``n`` is ``w``, so
+    a ``DataLoader(batch_size=batch_size)`` (or ``batch_size=None`` with the
+    default 1) delivers the rank's records in sequence order.
+
+    :meth:`state_dict` / :meth:`load_state_dict` resume mid-epoch without
+    repeating or skipping a record: in a DataLoader worker (as torchdata's
+    ``StatefulDataLoader`` calls them) they hold that worker's place; in the
+    main process ``state_dict(consumed=k)`` is the place after the first
+    ``k`` records a DataLoader delivered.  Tensors come out as torch tensors
+    unless ``as_torch=False``.
+    """
+
+    def _world(self) -> tuple[int, int] | None:
+        return distributed_rank()
+
+    def _split(self) -> tuple[int, int]:
+        info = get_worker_info()
+        return (0, 1) if info is None else (info.id, info.num_workers)
+
+    def _finish(self, values: list[Any]) -> list[Any]:
+        return [to_torch(v) for v in values] if self.as_torch else values
