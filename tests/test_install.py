@@ -74,8 +74,8 @@ DOORS = [
     ),
     (
         "onnxruntime",
-        "from wireplan.ort import runtime\nruntime.session('m.ort')",
-        _line("wireplan.ort.runtime", "onnxruntime", "onnxruntime"),
+        "from wireplan.ort import session\nsession('m.ort')",
+        _line("wireplan.ort's onnxruntime support", "onnxruntime", "onnxruntime"),
     ),
     (
         "torch",

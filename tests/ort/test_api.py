@@ -12,6 +12,8 @@ def test_public_names() -> None:
     assert set(wireplan.ort.__all__) == {
         "OrtModel",
         "convert",
+        "decode",
+        "encode",
         "from_onnx",
         "load",
         "required_operators",

@@ -356,3 +356,63 @@ def test_sparse_dense_shape_no_array_can_have(feature_ort: Path) -> None:
         om.source = None  # as if built in memory: the bytes are not at hand
         with pytest.raises(EncodeError, match="dense shape"):
             to_onnx(om)
+
+
+# --- the `wireplan ort` group: the same commands, under the wing's name ------------------------
+
+
+def test_ort_group_inspect_says_what_inspect_says(
+    weights_ort: Path, feature_ort: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    files = [str(weights_ort), str(feature_ort)]
+    assert main("ort", "inspect", *files) == main("inspect", *files)
+    assert main("ort", "inspect", "--json", *files) == main("inspect", "--json", *files)
+    code, text = main("ort", "inspect", "--json", str(weights_ort))
+    assert code == 0 and json.loads(text)["files"][0]["format"] == "ort"
+    # A file that cannot be read is one error line; the others are still described.
+    missing = str(tmp_path / "missing.ort")
+    code, text = main("ort", "inspect", missing, str(weights_ort))
+    assert code == 1 and "ONNX Runtime .ort model" in text
+    err = capsys.readouterr().err
+    assert err.startswith(f"wireplan: error: {missing}: ") and err.count("\n") == 1
+    empty = tmp_path / "empty.ort"
+    empty.write_bytes(b"")
+    assert main("ort", "inspect", str(empty))[0] == 1
+    assert "empty file" in capsys.readouterr().err
+
+
+def test_ort_group_operators_is_inspect_operators(weights_ort: Path, feature_ort: Path) -> None:
+    files = [str(weights_ort), str(feature_ort)]
+    code, text = main("ort", "operators", *files)
+    assert code == 0 and "ai.onnx;" in text
+    assert (code, text) == main("inspect", "--operators", *files)
+    typed = main("ort", "operators", "--type-reduction", *files)
+    assert typed == main("inspect", "--operators", "--type-reduction", *files)
+
+
+def test_ort_group_convert_writes_what_convert_writes(feature_ort: Path, tmp_path: Path) -> None:
+    a, b = tmp_path / "a.onnx", tmp_path / "b.onnx"
+    assert main("convert", str(feature_ort), str(a))[0] == 0
+    code, text = main("ort", "convert", str(feature_ort), str(b))
+    assert code == 0 and text == f"wrote {b}\n"
+    assert a.read_bytes() == b.read_bytes()
+    c, d = tmp_path / "c.ort", tmp_path / "d.ort"
+    options = ("--format-version", "5", "--alignment", "256", "--no-fsync")
+    assert main("convert", str(a), str(c), *options)[0] == 0
+    assert main("ort", "convert", str(a), str(d), *options)[0] == 0
+    assert c.read_bytes() == d.read_bytes()
+
+
+def test_ort_group_flags_that_do_not_apply(
+    feature_ort: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dst = str(tmp_path / "x.onnx")
+    assert main("ort", "convert", str(feature_ort), dst, "--format-version", "5")[0] == 1
+    assert "--format-version applies to conversions that write an .ort only" in (
+        capsys.readouterr().err
+    )
+    with pytest.raises(SystemExit) as exit_:
+        main("ort", "inspect", "--record", "1", str(feature_ort))
+    assert exit_.value.code == 2
+    with pytest.raises(SystemExit):
+        main("ort")

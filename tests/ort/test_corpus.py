@@ -2,7 +2,7 @@
 
 A deterministic sample of the corpus in :mod:`ort_corpus` (every SAMPLE_STEP-th (2nd)
 source, both optimization levels) runs by default; ``-m slow`` runs all of
-it.  The summary is printed (``pytest -s``) and recorded in docs/ort.md.
+it.  The summary is printed (``pytest -s``) (docs/ort.md, "Tested with").
 """
 
 from __future__ import annotations

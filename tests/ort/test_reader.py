@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from wireplan import DecodeError, LimitError
+from wireplan import ArgumentError, DecodeError, LimitError
 from wireplan.flatbuffers.reader import TableReader
 from wireplan.ort import OrtModel, load, to_onnx
 from wireplan.ort.model import SequenceType, TensorTypeAndShape
@@ -136,6 +136,16 @@ def test_payload_offsets_point_at_the_payload(weights_ort: Path) -> None:
             assert data[off : off + n] == by_name[name].raw_data.tobytes()
             # The 4-byte length before the payload.
             assert int.from_bytes(data[off - 4 : off], "little") == n
+
+
+def test_payload_offsets_need_an_open_zero_copy_model(weights_ort: Path) -> None:
+    with pytest.raises(ArgumentError, match="copy=False and not closed"):
+        payload_offsets(load(weights_ort, copy=True))
+    with load(weights_ort) as om:
+        t = next(t for t in om.graph.initializers if t.nbytes)
+        t.raw_data = t.raw_data.copy()
+        with pytest.raises(ArgumentError, match="does not view this model's source"):
+            payload_offsets(om)
 
 
 def test_copy_owns_its_arrays_and_threads_are_byte_identical(weights_ort: Path) -> None:

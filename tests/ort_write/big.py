@@ -104,8 +104,8 @@ import resource, sys, time
 from wireplan.ort import writer
 if sys.argv[4] == "warm":  # the one-time costs: importing onnx and onnxruntime, kernel table
     import wireplan.ort.onnx
-    from wireplan.ort import runtime
-    runtime.kernels_known()
+    from wireplan.ort import onnxruntime_door as door
+    door.kernels_known()
 t = time.perf_counter()
 writer.convert_onnx_to_ort(sys.argv[1], sys.argv[2], external_data=True, alignment=4096,
                            durable=False, threads=int(sys.argv[3]) if sys.argv[3] != "-" else None)

@@ -4,7 +4,7 @@ Each case: run the .onnx in onnxruntime (a case onnxruntime cannot run
 from its .onnx form is outside the corpus), convert it with
 :func:`wireplan.ort.writer.save` (in the format version the installed onnxruntime
 loads, :data:`ort_write.peer.FORMAT_VERSION`), open our .ort with
-:func:`wireplan.ort.runtime.session` (zero-copy options), run it on the
+:func:`wireplan.ort.session` (zero-copy options), run it on the
 same inputs and compare the outputs exactly (NaN equal to NaN).
 
 Run as a script for the full-corpus counts:
@@ -37,7 +37,7 @@ from onnx_corpus import DATA_DIR, collect_node_testcases, read_value, same
 from ort_write.peer import FORMAT_VERSION
 from wireplan.errors import WireplanError
 from wireplan.ort import writer
-from wireplan.ort.runtime import session
+from wireplan.ort.sessions import session
 
 
 @dataclass

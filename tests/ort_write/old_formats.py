@@ -29,7 +29,7 @@ import numpy as np
 
 from wireplan.flatbuffers.builder import Builder, build_bytes
 from wireplan.flatbuffers.schema import Schema
-from wireplan.ort import writer
+from wireplan.ort import encoder, formats
 from wireplan.ort.model import (
     DeprecatedKernelCreateInfos,
     DeprecatedNodeIndexAndKernelDefHash,
@@ -56,8 +56,8 @@ def _old_schema() -> Schema:
 _BUILDER = Builder(
     _old_schema(),
     omit_empty_strings=True,
-    keep_empty=writer._KEEP_EMPTY,
-    variants={"Attribute": ("type", writer._ATTRIBUTE_VALUE)},
+    keep_empty=encoder.KEEP_EMPTY,
+    variants={"Attribute": ("type", encoder.ATTRIBUTE_VALUE)},
 )
 
 
@@ -123,7 +123,7 @@ def old_format(model: OrtModel, version: int, *, runtime_optimizations: bool = F
     for om_graph in model.graphs():
         if om_graph.runtime_optimizations is not None:
             raise ValueError("the source holds runtime optimizations of format 5 or later")
-    problems = writer.unrepresentable(model, 5)
+    problems = formats.unrepresentable(model, 5)
     if problems:
         raise ValueError(f"not representable before format 6: {problems[0]}")
     graph = md.graph

@@ -16,7 +16,8 @@ from typing import Any, TypeVar
 import onnxruntime as ort
 from onnxruntime.capi import onnxruntime_pybind11_state as _C
 
-from wireplan.ort import runtime, writer
+from wireplan.ort import onnxruntime_door as door
+from wireplan.ort import writer
 
 __all__ = [
     "EXPORTS_KERNELS",
@@ -31,16 +32,16 @@ __all__ = [
 
 
 #: ``(major, minor)`` of the installed onnxruntime.
-RELEASE: tuple[int, int] = runtime.release_of()
+RELEASE: tuple[int, int] = door.release_of()
 
 
 #: The format version tests write for files the installed onnxruntime loads.
-FORMAT_VERSION: int = max(set(runtime.loadable_format_versions()) & set(writer.FORMAT_VERSIONS))
+FORMAT_VERSION: int = max(set(door.loadable_format_versions()) & set(writer.FORMAT_VERSIONS))
 
 #: Whether the installed onnxruntime exports its operator schemas (``get_all_operator_schema``)
 #: and its kernel definitions (``get_all_opkernel_def``) to Python.  The PyPI wheels of 1.15
 #: and older do not: the writer then has no schema for ``com.microsoft`` & co operators and
-#: cannot tell which kernels exist (:func:`wireplan.ort.runtime.kernels_known`).
+#: cannot tell which kernels exist (:func:`wireplan.ort.onnxruntime_door.kernels_known`).
 EXPORTS_SCHEMAS: bool = hasattr(_C, "get_all_operator_schema")
 EXPORTS_KERNELS: bool = hasattr(_C, "get_all_opkernel_def")
 

@@ -51,7 +51,7 @@ from ort_write import corpus
 from ort_write.peer import FORMAT_VERSION
 from wireplan.errors import WireplanError
 from wireplan.ort import load, to_onnx
-from wireplan.ort.runtime import session
+from wireplan.ort.sessions import session
 
 
 @dataclass

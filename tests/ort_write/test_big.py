@@ -24,7 +24,7 @@ from wireplan.ort import load, writer
 from wireplan.ort.onnx.read import from_onnx
 from wireplan.ort.onnx.save import convert_ort_to_onnx
 from wireplan.ort.reader import external_offsets
-from wireplan.ort.runtime import session
+from wireplan.ort.sessions import session
 
 pytestmark = pytest.mark.big
 

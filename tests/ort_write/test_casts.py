@@ -22,12 +22,14 @@ import pytest
 
 from ort_write import corpus, peer
 from ort_write.test_writer import run_onnx, run_ort
-from wireplan.errors import EncodeError, WireplanError
-from wireplan.ort import casts, kernel_types, runtime, writer
+from wireplan.errors import MissingExtraError, PeerError
+from wireplan.ort import casts, kernel_types, kernels, writer
+from wireplan.ort import onnxruntime_door as door
 from wireplan.ort.model import Node, OrtModel
 from wireplan.ort.onnx import expand
 from wireplan.ort.onnx.read import from_onnx
 from wireplan.ort.reader import load
+from wireplan.ort.sessions import session
 
 F16 = onnx.TensorProto.FLOAT16
 
@@ -181,7 +183,7 @@ def _f16(shape: tuple[int, ...], seed: int = 0) -> np.ndarray[Any, np.dtype[np.f
 
 def _newest() -> bool:
     """onnxruntime 1.31 or later: runs every case of onnx 1.23's corpus named here."""
-    return runtime.release_of() >= (1, 31)
+    return door.release_of() >= (1, 31)
 
 
 def _runs(model: onnx.ModelProto) -> bool:
@@ -307,8 +309,8 @@ def test_option_off_leaves_the_graph_as_it_is(tmp_path: Path) -> None:
         assert [vi.name for vi in om.graph.node_args] == arg_names
     loadable = tmp_path / "off-loadable.ort"  # in the format the installed onnxruntime loads
     writer.save(model, loadable, float16_casts=False, format_version=peer.FORMAT_VERSION)
-    with pytest.raises(WireplanError, match=r"Could not find an implementation for Mul\(14\)"):
-        runtime.session(loadable)
+    with pytest.raises(PeerError, match=r"Could not find an implementation for Mul\(14\)"):
+        session(loadable)
     # The option also reaches to_bytes and convert.
     assert writer.to_bytes(model, float16_casts=False) == bytearray(path.read_bytes())
     onnx.save(model, os.fspath(tmp_path / "m.onnx"))
@@ -338,10 +340,10 @@ def test_without_onnxruntime_the_default_writes_the_graph_as_is(
 ) -> None:
     model = chain()
     off = writer.to_bytes(model, float16_casts=False)
-    monkeypatch.setattr(runtime, "available", lambda: False)
+    monkeypatch.setattr(door, "available", lambda: False)
     assert casts.wanted(None) is False
     assert writer.to_bytes(model) == off
-    with pytest.raises(EncodeError, match="needs onnxruntime"):
+    with pytest.raises(MissingExtraError, match="float16_casts=True needs onnxruntime"):
         writer.to_bytes(model, float16_casts=True)
 
 
@@ -434,14 +436,22 @@ def test_cast_chain_rules_with_a_given_kernel_table() -> None:
 
 
 def test_type_strings() -> None:
-    from wireplan.ort.model import SequenceType, TensorTypeAndShape, TypeInfo
-
-    assert casts.type_string(TypeInfo(value=TensorTypeAndShape(elem_type=F16))) == (
-        "tensor(float16)"
+    from wireplan.ort.model import (
+        SequenceType,
+        TensorTypeAndShape,
+        TypeInfo,
+        type_info,
+        type_string,
     )
+
+    assert type_string(TypeInfo(value=TensorTypeAndShape(elem_type=F16))) == ("tensor(float16)")
     inner = TypeInfo(value=TensorTypeAndShape(elem_type=1))
-    assert casts.type_string(TypeInfo(value=SequenceType(elem_type=inner))) == "seq(tensor(float))"
-    assert casts.type_string(None) is None
+    assert type_string(TypeInfo(value=SequenceType(elem_type=inner))) == "seq(tensor(float))"
+    assert type_string(None) is None
+    for spelled in ("tensor(float16)", "seq(tensor(float))", "seq(seq(tensor(int64)))"):
+        assert type_string(type_info(spelled)) == spelled  # one spelling, read and written
+    assert type_info("tensor(nosuchtype)") is None
+    assert type_info("optional(tensor(float))") is None
 
 
 @pytest.mark.skipif(
@@ -449,14 +459,14 @@ def test_type_strings() -> None:
     reason="reads kernel definitions this onnxruntime does not export (its probe: KERNEL_FACTS)",
 )
 def test_has_typed_kernel_reads_onnxruntime_constraints() -> None:
-    assert not runtime.has_typed_kernel("", "Mul", 14, {"T": "tensor(float16)"})
-    assert runtime.has_typed_kernel("", "Mul", 14, {"T": "tensor(float)"})
-    assert runtime.has_typed_kernel("", "Transpose", 21, {"T": "tensor(float16)"})
-    assert runtime.has_typed_kernel("", "Mul", 14, {})  # unbound parameters are not checked
-    assert not runtime.has_typed_kernel("", "NoSuchOp", 1, {})
+    assert not kernels.has_typed_kernel("", "Mul", 14, {"T": "tensor(float16)"})
+    assert kernels.has_typed_kernel("", "Mul", 14, {"T": "tensor(float)"})
+    assert kernels.has_typed_kernel("", "Transpose", 21, {"T": "tensor(float16)"})
+    assert kernels.has_typed_kernel("", "Mul", 14, {})  # unbound parameters are not checked
+    assert not kernels.has_typed_kernel("", "NoSuchOp", 1, {})
     q = {"TS": "tensor(float16)", "T1": "tensor(uint8)", "T2": "tensor(uint8)"}
-    assert not runtime.has_typed_kernel("", "QLinearMatMul", 21, q)
-    assert runtime.has_typed_kernel("", "QLinearMatMul", 21, {**q, "TS": "tensor(float)"})
+    assert not kernels.has_typed_kernel("", "QLinearMatMul", 21, q)
+    assert kernels.has_typed_kernel("", "QLinearMatMul", 21, {**q, "TS": "tensor(float)"})
 
 
 # --- function operators: inlined first, as onnxruntime does -----------------------------------
@@ -532,7 +542,7 @@ def test_castlike_is_built_from_the_inferred_types() -> None:
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)])
     before = model.SerializeToString()
-    with from_onnx(model, expand=runtime.needs_expansion) as om:
+    with from_onnx(model, expand=kernels.needs_expansion) as om:
         ops = [(n.op_type, list(n.inputs), list(n.outputs)) for n in om.graph.nodes]
         cast = next(n for n in om.graph.nodes if n.op_type == "Cast")
         assert {a.name: int(a.i) for a in cast.attributes}["to"] == TensorProto.FLOAT16
@@ -606,9 +616,9 @@ KERNEL_FACTS = [
 def test_kernel_facts_from_the_definitions_or_a_one_node_file() -> None:
     """The kernel definitions onnxruntime exports, and where a release does not export them
     (1.15.1) a one-node .ort it loads or refuses, say the same."""
-    key = runtime._probe  # the answer of onnxruntime's own loader
+    key = kernels._probe  # the answer of onnxruntime's own loader
     for domain, op, since, binding, expected in KERNEL_FACTS:
-        assert runtime.has_typed_kernel(domain, op, since, binding) is expected, (op, binding)
+        assert kernels.has_typed_kernel(domain, op, since, binding) is expected, (op, binding)
         assert key(domain, op, since, tuple(sorted(binding.items())), "CPUExecutionProvider") is (
             expected
         ), (op, binding)
@@ -632,20 +642,20 @@ def test_kernel_facts_from_the_definitions_or_a_one_node_file() -> None:
     provider = "CPUExecutionProvider"
     both = (*seq, ("V", "seq(tensor(float))"))  # the second sequence binds V
     assert key("", "SequenceMap", 17, both, provider, facts) is False
-    assert runtime.has_typed_kernel("", "SequenceMap", 17, dict(both), attributes=facts) is False
-    assert runtime.needs_expansion("", "SequenceMap", 17, dict(both), facts)
+    assert kernels.has_typed_kernel("", "SequenceMap", 17, dict(both), attributes=facts) is False
+    assert kernels.needs_expansion("", "SequenceMap", 17, dict(both), facts)
 
 
 def test_kernel_versions_match_as_onnxruntime_matches_them() -> None:
     """A kernel registered "from version N on" serves N only; a closed range serves its span."""
-    if not runtime.kernels_known():  # onnxruntime 1.15.1 exports no kernel definitions
-        assert runtime.version().startswith("1.15.")
-        assert runtime.needs_expansion("", "Softmax", 13, {"T": "tensor(float16)"})
+    if not door.kernels_known():  # onnxruntime 1.15.1 exports no kernel definitions
+        assert door.version().startswith("1.15.")
+        assert kernels.needs_expansion("", "Softmax", 13, {"T": "tensor(float16)"})
         return
-    assert runtime.has_kernel("", "Relu", 14)  # Relu's kernel from 14 on
-    assert not runtime.has_kernel("", "Relu", 15)  # ... would not serve a Relu-15
-    assert runtime.has_kernel("", "Relu", 7)  # the kernel for 6-12
-    assert not runtime.has_typed_kernel("", "Relu", 15, {"T": "tensor(float)"})
-    assert runtime.needs_expansion("", "Softmax", 13, {"T": "tensor(float16)"})
-    assert not runtime.needs_expansion("", "Softmax", 13, {"T": "tensor(float)"})
-    assert not runtime.needs_expansion("", "Constant", 21)
+    assert kernels.has_kernel("", "Relu", 14)  # Relu's kernel from 14 on
+    assert not kernels.has_kernel("", "Relu", 15)  # ... would not serve a Relu-15
+    assert kernels.has_kernel("", "Relu", 7)  # the kernel for 6-12
+    assert not kernels.has_typed_kernel("", "Relu", 15, {"T": "tensor(float)"})
+    assert kernels.needs_expansion("", "Softmax", 13, {"T": "tensor(float16)"})
+    assert not kernels.needs_expansion("", "Softmax", 13, {"T": "tensor(float)"})
+    assert not kernels.needs_expansion("", "Constant", 21)

@@ -1,7 +1,7 @@
 """The ONNX conformance corpus through our writer into onnxruntime (a deterministic sample).
 
 The full-corpus counts come from ``.venv/bin/python tests/ort_write/corpus.py``
-(see docs/ort-write.md); here every 4th node case, the named coverage cases
+(see docs/ort.md); here every 4th node case, the named coverage cases
 and every shipped data model run.  Every case the installed onnxruntime runs
 from the .onnx must run identically from our .ort; the only miss allowed is
 a model the .ort format cannot hold (``corpus.explain``), which onnxruntime's

@@ -11,7 +11,7 @@ import pytest
 
 import wireplan.ort
 from wireplan.cli import main
-from wireplan.ort import writer
+from wireplan.ort import encoder, writer
 from wireplan.ort.onnx.save import convert_ort_to_onnx
 
 from . import models
@@ -98,7 +98,7 @@ def test_not_durable_failure_keeps_old_file(
     def boom(*args: Any, **kwargs: Any) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(writer, "_fill", boom)
+    monkeypatch.setattr(encoder, "fill", boom)
     with pytest.raises(KeyboardInterrupt):
         writer.save(models.weights(4096, tensors=2), target, durable=False)
     assert target.read_bytes() == b"precious"

@@ -13,7 +13,7 @@ import onnxruntime as ort
 import pytest
 
 from ort_write import models, peer
-from wireplan import DecodeError, EncodeError, cli
+from wireplan import ArgumentError, DecodeError, EncodeError, cli
 from wireplan.core.buffers import MappedFile, file_range
 from wireplan.core.executor import execute, execute_file
 from wireplan.core.plan import Plan
@@ -22,7 +22,7 @@ from wireplan.ort.onnx.read import from_onnx
 from wireplan.ort.onnx.save import convert_ort_to_onnx
 from wireplan.ort.onnx.to_proto import to_onnx
 from wireplan.ort.reader import external_offsets, payload_offsets, tensor_paths
-from wireplan.ort.runtime import session
+from wireplan.ort.sessions import session
 
 
 def oracle_tensors(buf: bytes) -> dict[str, tuple[int, int]]:
@@ -102,7 +102,7 @@ def test_threshold_decides(tmp_path: Path) -> None:
     writer.save(mixed(), tmp_path / "b.ort", external_data=True, size_threshold=1 << 30)
     assert all(off == -1 for off, _ in oracle_tensors((tmp_path / "b.ort").read_bytes()).values())
     assert (tmp_path / "b.ort.data").stat().st_size == 0
-    with pytest.raises(EncodeError, match="size_threshold"):
+    with pytest.raises(ArgumentError, match="size_threshold"):
         writer.save(mixed(), tmp_path / "c.ort", external_data=True, size_threshold=-1)
 
 
@@ -184,7 +184,7 @@ def test_file_to_file_copies_match_execute(tmp_path: Path, monkeypatch: pytest.M
 
 
 def test_to_bytes_refuses_external_data() -> None:
-    with pytest.raises(EncodeError, match="companion file"):
+    with pytest.raises(ArgumentError, match="companion file"):
         writer.to_bytes(mixed(), external_data=True)
 
 
@@ -197,7 +197,7 @@ def test_past_two_gib_without_external_data_is_refused_before_writing(tmp_path: 
         )
         with pytest.raises(EncodeError, match=r"2 GiB.*external_data=True"):
             writer.save(om, tmp_path / "big.ort")
-        result, data = writer.plan_files(om, external_data=True, alignment=4096)
+        result, data = writer.layout_files(om, external_data=True, alignment=4096)
         assert result.size < 1 << 20 and data.size == 2**31
     assert os.listdir(tmp_path) == []
 
@@ -487,7 +487,7 @@ def test_reuse_data_links_an_aligned_source(tmp_path: Path) -> None:
         )
     assert info.value.path is not None and "initializers[" in info.value.path
     assert not (tmp_path / "x.ort").exists() and not (tmp_path / "x.ort.data").exists()
-    with load(inline) as om, pytest.raises(EncodeError, match="one file"):
+    with load(inline) as om, pytest.raises(ArgumentError, match="one file"):
         writer.save(om, tmp_path / "y.ort", external_data=True, reuse_data=True)
 
 

@@ -14,10 +14,10 @@ import pytest
 from onnx_corpus import same
 from ort_write import models
 from ort_write.peer import run
-from wireplan.errors import EncodeError
+from wireplan.errors import ArgumentError, EncodeError
 from wireplan.ort import writer
+from wireplan.ort.onnxruntime_door import contrib_op_signature, loadable_format_versions
 from wireplan.ort.reader import load
-from wireplan.ort.runtime import contrib_op_signature, loadable_format_versions
 from wireplan.ort.writer import FORMAT_VERSIONS
 
 F = onnx.TensorProto.FLOAT
@@ -88,13 +88,13 @@ def test_formats_5_and_6_differ_only_in_the_version_string() -> None:
 
 @pytest.mark.parametrize("bad", [0, 1, 4, 7, "6", 6.0, True, None])
 def test_bad_format_version_lists_the_choices(bad: object) -> None:
-    with pytest.raises(EncodeError, match=r"format_version must be one of 5, 6"):
+    with pytest.raises(ArgumentError, match=r"format_version must be one of 5, 6"):
         writer.to_bytes(models.features(), format_version=bad)  # type: ignore[arg-type]
 
 
 def test_bad_format_version_writes_nothing(tmp_path: Path) -> None:
     dst = tmp_path / "m.ort"
-    with pytest.raises(EncodeError):
+    with pytest.raises(ArgumentError):
         writer.save(models.features(), dst, format_version=4)
     assert not dst.exists()
 
@@ -171,8 +171,8 @@ def test_format_5_inlines_a_tensor_read_from_external_data() -> None:
 
 
 def test_format_5_refuses_external_data() -> None:
-    with pytest.raises(EncodeError, match="format_version=6"):
-        writer.plan_files(
+    with pytest.raises(ArgumentError, match="format_version=6"):
+        writer.layout_files(
             load(bytes(writer.to_bytes(models.features()))), external_data=True, format_version=5
         )
 

@@ -5,8 +5,8 @@
 - On a deterministic sample of the corpus (every 8th node case, every 3rd
   data model): wherever the .ort its own converter writes runs identically
   to the .onnx, ours does too, and wireplan reads its files.  The whole
-  corpus: ``python tests/ort_write/releases.py`` (docs/ort-write.md has the
-  counts per release).
+  corpus: ``python tests/ort_write/releases.py`` (docs/ort.md, "Tested
+  with", says what it shows).
 
 CI runs this file under the newest release and the oldest supported one.
 """
@@ -19,8 +19,9 @@ import pytest
 
 from ort_write import corpus, models, peer, releases
 from ort_write.test_writer import run_onnx, run_ort
-from wireplan.errors import WireplanError
-from wireplan.ort import load, runtime, writer
+from wireplan.errors import PeerError
+from wireplan.ort import load, session, writer
+from wireplan.ort import onnxruntime_door as door
 
 NODE_STEP = 8
 DATA_STEP = 3
@@ -33,16 +34,16 @@ def test_the_release_loads_the_format_versions_it_supports(version: int, tmp_pat
     writer.save(model, path, format_version=version)
     with load(path) as om:
         assert om.ort_version == str(version)
-    if version in runtime.loadable_format_versions():
+    if version in door.loadable_format_versions():
         for feeds in models.feature_feeds():
             assert corpus.same(run_ort(path, feeds), run_onnx(model, feeds))
     else:
-        with pytest.raises(WireplanError, match=rf"version \[{version}\] is not supported"):
-            runtime.session(path)
+        with pytest.raises(PeerError, match=rf"version \[{version}\] is not supported"):
+            session(path)
 
 
 def test_peer_format_is_one_the_release_loads() -> None:
-    assert peer.FORMAT_VERSION in runtime.loadable_format_versions()
+    assert peer.FORMAT_VERSION in door.loadable_format_versions()
     newest_loadable = 5 if peer.RELEASE < (1, 16) else 6
     assert newest_loadable == peer.FORMAT_VERSION
 
@@ -62,5 +63,5 @@ def test_ours_runs_identically_wherever_the_release_own_ort_does() -> None:
     # Their files stay readable: load, to_onnx, and the converted model runs alike.
     saved = [r for r in results if r.theirs not in ("", "not-saved")]
     assert saved and all(r.readable == "yes" for r in saved), releases.summarize(results)
-    if runtime.kernels_known():
+    if door.kernels_known():
         assert all(r.ours == "identical" for r in theirs)

@@ -1,7 +1,7 @@
 """.ort -> .ort: re-writing a model for another onnxruntime release, formats 1 to 6.
 
 The installed onnxruntime is the oracle wherever its loader accepts the
-format (:func:`wireplan.ort.runtime.loadable_format_versions`); files of
+format (:func:`wireplan.ort.onnxruntime_door.loadable_format_versions`); files of
 formats 1 to 4 are made by :mod:`ort_write.old_formats`.
 """
 
@@ -26,10 +26,10 @@ from ort_write import models, old_formats
 from ort_write.fbref import fb_decode
 from ort_write.peer import run
 from wireplan import cli
-from wireplan.errors import EncodeError
+from wireplan.errors import ArgumentError, EncodeError
 from wireplan.ort import convert, load, writer
 from wireplan.ort.model import OrtModel
-from wireplan.ort.runtime import contrib_op_signature, loadable_format_versions
+from wireplan.ort.onnxruntime_door import contrib_op_signature, loadable_format_versions
 
 LOADABLE = loadable_format_versions()
 #: Whether the installed onnxruntime exports its contrib operator schemas (1.15.1 does not).
@@ -228,9 +228,9 @@ def test_old_runtime_optimizations_are_refused(tmp_path: Path) -> None:
 
 def without_onnxruntime(monkeypatch: pytest.MonkeyPatch) -> None:
     """From here on, as if onnxruntime were not installed: no contrib operator schemas."""
-    from wireplan.ort import runtime
+    from wireplan.ort import onnxruntime_door as door
 
-    monkeypatch.setattr(runtime, "available", lambda: False)
+    monkeypatch.setattr(door, "available", lambda: False)
 
 
 def test_old_contrib_ops_need_a_schema_source(
@@ -297,7 +297,7 @@ def test_rewrite_options_reach_the_writer(tmp_path: Path) -> None:
 
     with load(dst) as om:
         assert all(off % 4096 == 0 for _, _, off, _ in payload_offsets(om))
-    with pytest.raises(EncodeError, match="format_version must be one of 5, 6"):
+    with pytest.raises(ArgumentError, match="format_version must be one of 5, 6"):
         convert(src, dst, format_version=4)
 
 

@@ -12,18 +12,20 @@ import onnx
 import onnxruntime as ort
 import pytest
 
+import wireplan.ort
 from ort_write import models, peer
 from ort_write.corpus import same
 from ort_write.peer import FORMAT_VERSION
-from wireplan.errors import ArgumentError, EncodeError, WireplanError
+from wireplan.errors import ArgumentError, DecodeError, EncodeError, PeerError
 from wireplan.ort import kernel_types, to_onnx, writer
 from wireplan.ort.model import (
     KernelTypeStrResolver,
     OrtModel,
     Tensor,
 )
+from wireplan.ort.onnxruntime_door import contrib_op_signature, release_of
 from wireplan.ort.reader import load, payload_offsets
-from wireplan.ort.runtime import contrib_op_signature, session
+from wireplan.ort.sessions import session
 
 _FBS = Path(ort.__file__).parent / "tools" / "ort_format_model"
 sys.path.insert(0, str(_FBS))
@@ -350,12 +352,15 @@ def test_many_nodes(tmp_path: Path) -> None:
 
 
 def test_session_options() -> None:
-    with pytest.raises(WireplanError, match="crashes"):
+    with pytest.raises(ArgumentError, match="crashes"):
         session("x.ort", config={"session.use_ort_model_bytes_directly": "1"})
-    with pytest.raises(WireplanError, match="no option"):
+    with pytest.raises(ArgumentError, match="no option"):
         session("x.ort", not_an_option=1)
-    with pytest.raises(WireplanError, match="could not load"):
+    with pytest.raises(PeerError, match="could not load"):
         session("/nonexistent/x.ort")
+    with pytest.raises(ArgumentError, match="cannot read the onnxruntime version"):
+        release_of("one.two")
+    assert release_of("1.20.1") == (1, 20)
 
 
 def test_contrib_signature_shape() -> None:
@@ -390,9 +395,29 @@ def test_writer_accepts_paths_protos_and_models(tmp_path: Path) -> None:
     assert a == b == c
 
 
-def test_bad_arguments_are_encode_errors(tmp_path: Path) -> None:
-    with pytest.raises(EncodeError, match=r"expected an onnx\.ModelProto"):
+def test_bad_arguments_are_argument_errors(tmp_path: Path) -> None:
+    with pytest.raises(ArgumentError, match=r"expected an onnx\.ModelProto"):
         writer.save(42, tmp_path / "x.ort")
-    with pytest.raises(EncodeError, match="threads"):
+    with pytest.raises(ArgumentError, match="threads"):
         writer.save(models.weights(100), tmp_path / "x.ort", threads=0)
+    with pytest.raises(ArgumentError, match="size_threshold"):
+        writer.to_bytes(models.weights(100), size_threshold=-1)
+    with pytest.raises(ArgumentError, match="reuse_data=True needs external_data=True"):
+        writer.save(models.weights(100), tmp_path / "x.ort", reuse_data=True)
+    with pytest.raises(ArgumentError, match="encode cannot write external data"):
+        writer.to_bytes(models.weights(100), external_data=True)
     assert os.listdir(tmp_path) == []
+
+
+def test_encode_and_decode_are_the_in_memory_verbs() -> None:
+    """``encode`` is ``to_bytes`` under the verb the other wings use; ``decode`` reads those
+    bytes back as ``load`` does, and refuses a path (that is ``load``'s)."""
+    model = models.weights(4096)
+    data = wireplan.ort.encode(model, threads=1)
+    assert wireplan.ort.to_bytes is wireplan.ort.encode
+    back = wireplan.ort.decode(data, copy=True)
+    assert bytes(wireplan.ort.encode(back, threads=1)) == bytes(data)
+    with pytest.raises(ArgumentError, match="use load"):
+        wireplan.ort.decode("model.ort")
+    with pytest.raises(DecodeError):
+        wireplan.ort.decode(b"not an ort file at all")

@@ -1,12 +1,13 @@
-"""The .ort verbs that reach into optional dependencies, imported only when called."""
+"""The .ort verbs that reach into the onnx door (imported only when called), and ``convert``."""
 
 from __future__ import annotations
 
 import os
 from typing import TYPE_CHECKING, Any
 
-from wireplan.errors import EncodeError
+from wireplan.errors import ArgumentError
 from wireplan.ort.model import OrtModel
+from wireplan.ort.writer import convert_onnx_to_ort, convert_ort_to_ort
 
 if TYPE_CHECKING:
     import onnx  # noqa: TID251 - for annotations only, never imported at run time
@@ -53,21 +54,17 @@ def convert(src: str | os.PathLike[str], dst: str | os.PathLike[str], **options:
     s = os.fspath(src).lower()
     d = os.fspath(dst).lower()
     if s.endswith(".ort") and d.endswith(".onnx"):
-        from wireplan.ort.onnx.save import convert_ort_to_onnx
+        from wireplan.ort.onnx.save import convert_ort_to_onnx  # needs onnx
 
         convert_ort_to_onnx(src, dst, **options)
         return
     if s.endswith(".onnx") and d.endswith(".ort"):
-        from wireplan.ort.writer import convert_onnx_to_ort
-
         convert_onnx_to_ort(src, dst, **options)
         return
     if s.endswith(".ort") and d.endswith(".ort"):
-        from wireplan.ort.writer import convert_ort_to_ort
-
         convert_ort_to_ort(src, dst, **options)
         return
-    raise EncodeError(
+    raise ArgumentError(
         f"cannot tell the conversion from the suffixes of {os.fspath(src)!r} and "
         f"{os.fspath(dst)!r}: use .ort -> .onnx, .onnx -> .ort or .ort -> .ort"
     )

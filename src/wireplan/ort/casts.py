@@ -16,7 +16,7 @@ What it does, per graph (subgraphs included), following onnxruntime (checked wit
 1.20.1, 1.31.1 and 1.32.0):
 
 1. A node is *unassigned* when no CPU kernel matches its operator version
-   and type binding (:func:`wireplan.ort.runtime.has_typed_kernel`, which
+   and type binding (:func:`wireplan.ort.kernels.has_typed_kernel`, which
    reads the installed onnxruntime's kernel definitions).
 2. A node that does have a float16 kernel but sits between unassigned
    nodes (all its float16 inputs come from them, all its float16 outputs go
@@ -44,7 +44,7 @@ What it does, per graph (subgraphs included), following onnxruntime (checked wit
 Before any of this, onnxruntime inlines a function operator no kernel
 matches (a float16 Softmax-13: the CPU provider has float and double
 kernels only) and then casts the inlined nodes; the writer does the same
-in that order (:func:`wireplan.ort.runtime.needs_expansion` when the model
+in that order (:func:`wireplan.ort.kernels.needs_expansion` when the model
 comes from ONNX, then this pass).  A Cast whose output a subgraph reads
 from the outer scope is never removed (onnxruntime would have to rename
 inside the subgraph).
@@ -55,7 +55,7 @@ with the shape of the value they copy) are kept consistent; the
 ``KernelTypeStrResolver`` entry for Cast follows from the new nodes
 (:func:`wireplan.ort.kernel_types.resolver_for`).  This module imports
 neither ``onnx`` nor ``onnxruntime``: kernel facts come from a
-``has_kernel`` function (default :func:`wireplan.ort.runtime.has_typed_kernel`).
+``has_kernel`` function (default :func:`wireplan.ort.kernels.has_typed_kernel`).
 """
 
 from __future__ import annotations
@@ -65,36 +65,38 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
+from wireplan.errors import MissingExtraError
 from wireplan.ort import kernel_types
+from wireplan.ort import onnxruntime_door as door
 from wireplan.ort.graph import has_subgraph, node_edges, subgraphs, topological_order, walk_graphs
+from wireplan.ort.kernels import has_typed_kernel
 from wireplan.ort.model import (
     Attribute,
     Graph,
     Node,
     OrtModel,
-    SequenceType,
     TensorTypeAndShape,
     TypeInfo,
     ValueInfo,
+    type_string,
 )
 from wireplan.ort.schema import ATTRIBUTE_TYPE, TENSOR_DATA_TYPE
+from wireplan.ort.signatures import ONNX_DOMAINS, normal_domain
 
-__all__ = ["CAST_PREFIX", "KernelCheck", "insert_casts", "type_string", "wanted"]
+__all__ = ["CAST_PREFIX", "KernelCheck", "insert_casts", "wanted"]
 
 #: How onnxruntime names the Cast nodes (and their values) it inserts; such Casts count as
 #: precision-free when Cast chains are shortened.
 CAST_PREFIX = "InsertedPrecisionFreeCast_"
 
 #: ``has_kernel(domain, op_type, since_version, binding) -> bool``, as
-#: :func:`wireplan.ort.runtime.has_typed_kernel`.
+#: :func:`wireplan.ort.kernels.has_typed_kernel`.
 KernelCheck = Callable[[str, str, int, Mapping[str, str]], bool]
 
 _FLOAT = TENSOR_DATA_TYPE["FLOAT"]
 _FLOAT16 = TENSOR_DATA_TYPE["FLOAT16"]
 _INT = ATTRIBUTE_TYPE["INT"]
-_ONNX_DOMAINS = ("", "ai.onnx")
 _ONE_INPUT = np.ones(1, dtype="<i4")
-_TYPE_NAMES = {code: name.lower() for name, code in TENSOR_DATA_TYPE.items() if code}
 
 # Type groups and bit lengths onnxruntime's Cast-chain shortening reasons with.
 _BOOL, _SIGNED, _UNSIGNED, _FLOATING = range(4)
@@ -115,18 +117,6 @@ _GROUP_BITS: dict[int, tuple[int, int]] = {
 }
 
 
-def type_string(t: TypeInfo | None) -> str | None:
-    """A type as onnxruntime spells it in kernel constraints (``"tensor(float16)"``), or None."""
-    v = None if t is None else t.value
-    if isinstance(v, TensorTypeAndShape):
-        name = _TYPE_NAMES.get(v.elem_type)
-        return None if name is None else f"tensor({name})"
-    if isinstance(v, SequenceType):
-        inner = type_string(v.elem_type)
-        return None if inner is None else f"seq({inner})"
-    return None
-
-
 def insert_casts(model: OrtModel, *, has_kernel: KernelCheck | None = None) -> OrtModel:
     """``model`` with Casts around its float16 nodes that lack a float16 CPU kernel.
 
@@ -140,19 +130,18 @@ def insert_casts(model: OrtModel, *, has_kernel: KernelCheck | None = None) -> O
     md = model.model
     if md is None or md.graph is None or not _mentions_float16(md.graph):
         return model
-    opsets = {
-        "" if o.domain in _ONNX_DOMAINS else o.domain: int(o.version) for o in md.opset_import
-    }
+    opsets = {normal_domain(o.domain): int(o.version) for o in md.opset_import}
     if "" not in opsets:
         return model
     cast_sig = kernel_types.signature("", "Cast", opsets[""])
     if cast_sig is None:
         return model
-    if has_kernel is None:
-        from wireplan.ort.runtime import has_typed_kernel
-
-        has_kernel = has_typed_kernel
-    work = _Pass(has_kernel, opsets, cast_sig[0], _all_names(md.graph))
+    work = _Pass(
+        has_typed_kernel if has_kernel is None else has_kernel,
+        opsets,
+        cast_sig[0],
+        _all_names(md.graph),
+    )
     graph = work.insert(md.graph, {}, {})
     if not work.inserted:
         return model
@@ -247,7 +236,7 @@ class _Pass:
         return name
 
     def signature(self, node: Node) -> kernel_types.Signature | None:
-        domain = "" if node.domain in _ONNX_DOMAINS else node.domain
+        domain = normal_domain(node.domain)
         version = node.since_version or self.opsets.get(domain, 0)
         key = (domain, node.op_type, version)
         if key not in self._sigs:
@@ -508,7 +497,7 @@ class _Pass:
         dropped: set[str] = set()
 
         def is_cast(n: Node) -> bool:
-            return n.op_type == "Cast" and n.domain in _ONNX_DOMAINS and len(n.inputs) == 1
+            return n.op_type == "Cast" and n.domain in ONNX_DOMAINS and len(n.inputs) == 1
 
         def rename(value: str, to: str) -> None:
             # Copy on write: the nodes of a new graph may still be the model's own objects.
@@ -581,18 +570,16 @@ class _Pass:
 def wanted(option: bool | None) -> bool:
     """Resolve the writer's ``float16_casts`` option: ``None`` means "when onnxruntime is installed".
 
-    ``True`` without onnxruntime is an :class:`~wireplan.EncodeError`: which
-    kernels exist is onnxruntime's to say.
+    ``True`` without onnxruntime is a :class:`~wireplan.MissingExtraError`:
+    which kernels exist is onnxruntime's to say.
     """
-    from wireplan.ort.runtime import available
-
     if option is None:
-        return available()
-    if option and not available():
-        from wireplan.errors import EncodeError
-
-        raise EncodeError(
-            "float16_casts=True needs onnxruntime (its CPU kernel list says which float16 "
-            "nodes need Casts); install it or pass float16_casts=False"
+        return door.available()
+    if option and not door.available():
+        raise MissingExtraError(
+            "float16_casts=True",
+            "onnxruntime",
+            "onnxruntime",
+            "its CPU kernel list says which float16 nodes need Casts; or pass float16_casts=False",
         )
     return bool(option)

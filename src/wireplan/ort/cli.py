@@ -1,5 +1,11 @@
-"""The .ort part of the ``wireplan`` command line: ``convert``, ``inspect`` (``--operators``) and ``demo``.
+"""The .ort part of the ``wireplan`` command line: the ``ort`` group, ``convert``, ``inspect``, ``demo``.
 
+``wireplan ort convert``, ``wireplan ort inspect`` and ``wireplan ort
+operators`` are the group's verbs, as ``wireplan dsdl ...`` and ``wireplan
+evalue ...`` are the other wings'.  The top-level ``wireplan convert`` (the
+same command as ``wireplan ort convert``) and ``wireplan inspect`` (which
+asks :func:`sniff`, :func:`inspect`, :func:`summary` and, for
+``--operators``, :func:`operators`) stay, since they take any file.
 ``inspect`` and ``summary`` describe .ort models and .onnx models (the
 latter through :mod:`wireplan.ort.onnx`, which needs ``onnx``);
 ``summary`` gives the JSON-ready facts of ``wireplan inspect --json``, the
@@ -14,8 +20,13 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from wireplan.core.progress import progress_bar
 from wireplan.core.text import count, size
-from wireplan.errors import DecodeError, EncodeError
+from wireplan.errors import ArgumentError, DecodeError
+from wireplan.ort._api import convert
+from wireplan.ort.demo import run as run_demo
+from wireplan.ort.model import companion_path
+from wireplan.ort.operators import required_operators
 from wireplan.ort.reader import external_offsets, load, payload_offsets, tensor_problems
 from wireplan.ort.schema import FILE_IDENTIFIER, FORMAT_RELEASES
 
@@ -99,8 +110,6 @@ def _ort_facts(path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
         ext: dict[str, Any] | None = None
         extra: dict[str, Any] = {"payloads": payloads, "external": external}
         if external:
-            from wireplan.ort.writer import companion_path
-
             companion = companion_path(path)
             ext = {
                 "file": companion.name,
@@ -167,7 +176,7 @@ def summary(path: str | Path, **options: Any) -> dict[str, Any]:
     ``functions`` (.onnx).  No option applies (``record`` is refused).
     """
     if options:
-        raise EncodeError(f"--{next(iter(options))} applies to EValue record files")
+        raise ArgumentError(f"--{next(iter(options))} applies to EValue record files")
     path = Path(path)
     try:
         if _is_ort(path):
@@ -226,7 +235,7 @@ def inspect(path: str | Path, out: TextIO, **options: Any) -> None:
     A damaged file raises a :class:`~wireplan.DecodeError` whose message starts with the file.
     """
     if options:
-        raise EncodeError(f"--{next(iter(options))} applies to EValue record files")
+        raise ArgumentError(f"--{next(iter(options))} applies to EValue record files")
     path = Path(path)
     try:
         if _is_ort(path):
@@ -294,8 +303,6 @@ def operators(paths: Sequence[str | Path], out: TextIO, *, type_reduction: bool 
 
     A damaged model raises a :class:`~wireplan.DecodeError` whose message starts with its path.
     """
-    from wireplan.ort.operators import required_operators
-
     current: list[str] = []
 
     def each() -> Iterator[str]:
@@ -311,8 +318,6 @@ def operators(paths: Sequence[str | Path], out: TextIO, *, type_reduction: bool 
 
 
 def _cmd_convert(args: argparse.Namespace, out: TextIO) -> int:
-    from wireplan.ort import convert
-
     src, dst = str(args.src), str(args.dst)
     to_onnx = src.lower().endswith(".ort") and dst.lower().endswith(".onnx")
     options: dict[str, Any] = {}
@@ -325,24 +330,22 @@ def _cmd_convert(args: argparse.Namespace, out: TextIO) -> int:
     options["external_data"] = args.external_data
     if args.size_threshold is not None:
         if not args.external_data:
-            raise EncodeError("--size-threshold applies with --external-data only")
+            raise ArgumentError("--size-threshold applies with --external-data only")
         options["size_threshold"] = args.size_threshold
     if args.reuse_data:
         if not (args.external_data and src.lower().endswith(".onnx")):
-            raise EncodeError("--reuse-data applies to .onnx -> .ort with --external-data only")
+            raise ArgumentError("--reuse-data applies to .onnx -> .ort with --external-data only")
         options["reuse_data"] = True
     if to_onnx:
         if args.no_float16_casts:
-            raise EncodeError("--no-float16-casts applies to .onnx -> .ort conversion only")
+            raise ArgumentError("--no-float16-casts applies to .onnx -> .ort conversion only")
         if args.format_version is not None:
-            raise EncodeError("--format-version applies to conversions that write an .ort only")
+            raise ArgumentError("--format-version applies to conversions that write an .ort only")
     else:
         if args.no_float16_casts:
             options["float16_casts"] = False
         if args.format_version is not None:
             options["format_version"] = args.format_version
-    from wireplan.core.progress import progress_bar
-
     # The parse of an .onnx reports nothing: say what is happening before the bar starts.
     start = None
     if src.lower().endswith(".onnx") and Path(src).is_file():
@@ -363,18 +366,23 @@ def _convert_naming_src(args: argparse.Namespace, out: TextIO) -> int:
         raise in_file(args.src, exc) from None
 
 
-def register(subparsers: Any) -> None:
-    """Add ``wireplan convert SRC DST``."""
-    p = subparsers.add_parser(
-        "convert",
-        help="convert between .ort and .onnx models (the direction follows the suffixes)",
-        description=(
-            "Convert an .ort model to .onnx (lossless; --external-data puts the weights in "
-            "DST.data at aligned offsets), an .onnx model to .ort (planned, aligned writer), "
-            "or an .ort to the .ort format of another onnxruntime release (--format-version; "
-            "formats 1 to 4 are read and upgraded; no onnxruntime needed)."
-        ),
-    )
+def _cmd_operators(args: argparse.Namespace, out: TextIO) -> int:
+    operators(args.file, out, type_reduction=args.type_reduction)
+    return 0
+
+
+_CONVERT_HELP = "convert between .ort and .onnx models (the direction follows the suffixes)"
+_CONVERT_DESCRIPTION = (
+    "Convert an .ort model to .onnx (lossless; --external-data puts the weights in "
+    "DST.data at aligned offsets), an .onnx model to .ort (planned, aligned writer), "
+    "or an .ort to the .ort format of another onnxruntime release (--format-version; "
+    "formats 1 to 4 are read and upgraded; no onnxruntime needed)."
+)
+
+
+def _add_convert(subparsers: Any) -> None:
+    """The ``convert`` command: at the top level and in the ``ort`` group, the same."""
+    p = subparsers.add_parser("convert", help=_CONVERT_HELP, description=_CONVERT_DESCRIPTION)
     p.add_argument("src", help="the model to read (.ort or .onnx)")
     p.add_argument("dst", help="the model to write (.onnx or .ort)")
     p.add_argument(
@@ -434,8 +442,36 @@ def register(subparsers: Any) -> None:
     p.set_defaults(handler=_convert_naming_src)
 
 
+def register(subparsers: Any) -> Any:
+    """Add ``wireplan ort convert|operators`` and the top-level ``wireplan convert``; return the
+    group's verbs (:mod:`wireplan.cli` adds ``inspect``)."""
+    _add_convert(subparsers)
+    group = subparsers.add_parser(
+        "ort",
+        help="ONNX Runtime .ort models: convert, inspect, list the operators they need",
+        description="ONNX Runtime .ort models (and .onnx models, converted to .ort or inspected).",
+    )
+    verbs = group.add_subparsers(dest="ort_command", metavar="SUBCOMMAND")
+    verbs.required = True
+    _add_convert(verbs)
+    ops = verbs.add_parser(
+        "operators",
+        help="print the required_operators.config of a reduced onnxruntime build",
+        description="Print the required_operators.config of a reduced onnxruntime build for the "
+        ".ort or .onnx models given (several are merged into one config), as onnxruntime's "
+        "create_config_from_models writes it; an .onnx counts as the .ort wireplan would "
+        "write (what wireplan inspect --operators prints).",
+    )
+    ops.add_argument("file", nargs="+", metavar="FILE", help="the .ort or .onnx model(s)")
+    ops.add_argument(
+        "--type-reduction",
+        action="store_true",
+        help="add the per-operator types (onnxruntime's --enable_type_reduction)",
+    )
+    ops.set_defaults(handler=_cmd_operators)
+    return verbs
+
+
 def demo(out: TextIO, workdir: Path) -> None:
     """The .ort part of ``wireplan demo`` (in :mod:`wireplan.ort.demo`)."""
-    from wireplan.ort.demo import run  # type: ignore[import-untyped,import-not-found,unused-ignore]
-
-    run(out, workdir)
+    run_demo(out, workdir)

@@ -8,6 +8,10 @@ from typing import Any, TextIO
 
 import numpy as np
 
+from wireplan.ort import onnxruntime_door as door
+from wireplan.ort import reader, writer
+from wireplan.ort.sessions import session
+
 __all__ = ["run"]
 
 
@@ -20,8 +24,7 @@ def _largest_alignment(offset: int, cap: int = 4096) -> int:
 
 def run(out: TextIO, workdir: pathlib.Path) -> None:
     """Convert the built-in example model to .ort (alignment 64), load it, run it if possible."""
-    from wireplan.ort import reader, runtime, writer
-    from wireplan.ort.onnx import example
+    from wireplan.ort.onnx import example  # needs onnx, an optional dependency
 
     proto = example.example_model()
     onnx_path = workdir / "example.onnx"
@@ -29,8 +32,8 @@ def run(out: TextIO, workdir: pathlib.Path) -> None:
     onnx_path.write_bytes(proto.SerializeToString())
     # The newest format the installed onnxruntime loads (5 for 1.13-1.15), so that it runs.
     version = int(writer.ORT_VERSION)
-    if runtime.available():
-        version = max(set(writer.FORMAT_VERSIONS) & set(runtime.loadable_format_versions()))
+    if door.available():
+        version = max(set(writer.FORMAT_VERSIONS) & set(door.loadable_format_versions()))
     start = time.perf_counter()
     writer.convert_onnx_to_ort(onnx_path, ort_path, alignment=64, format_version=version)
     first = time.perf_counter() - start
@@ -61,7 +64,7 @@ def run(out: TextIO, workdir: pathlib.Path) -> None:
             if t.nbytes
         )
         print(f"   weights are views into the file mapping: {shares}", file=out)
-    if not runtime.available():
+    if not door.available():
         print(
             "   skipped running the model: onnxruntime is not installed "
             '(pip install "wireplan[onnxruntime]")',
@@ -69,11 +72,11 @@ def run(out: TextIO, workdir: pathlib.Path) -> None:
         )
         return
     x = np.random.default_rng(0).standard_normal((2, 64)).astype(np.float32)
-    ours: Any = runtime.session(ort_path).run(None, {"x": x})
-    ref: Any = runtime.session(onnx_path).run(None, {"x": x})
+    ours: Any = session(ort_path).run(None, {"x": x})
+    ref: Any = session(onnx_path).run(None, {"x": x})
     same = all(np.array_equal(a, b) for a, b in zip(ours, ref, strict=True))
     print(
-        f"   onnxruntime {runtime.version()} ran our .ort (zero-copy session) and the .onnx: "
+        f"   onnxruntime {door.version()} ran our .ort (zero-copy session) and the .onnx: "
         f"outputs {'identical' if same else 'DIFFERENT'} (shape {tuple(ours[0].shape)})",
         file=out,
     )

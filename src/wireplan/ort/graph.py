@@ -1,29 +1,31 @@
-"""Walks over the graphs of an .ort model: subgraphs, node edges, topological order.
+"""Walks over the graphs of an .ort model: nodes, tensors, nesting, node edges, topological order.
 
-The one place that knows where graphs nest: a node attribute holds a graph
-in ``g`` (If branches, Loop and Scan bodies) or a list of them in
-``graphs``.  Every walk is depth first, in stored order: a graph, then for
-each node and each of its attributes the graph in ``g`` and those in
-``graphs``.  Walks give ``(path, object)`` pairs whose paths are spelled
-like the reader's and the writer's errors:
-``$.model.graph.nodes[3].attributes[1].g.nodes[0]``.
-
-This module also defines the ``EdgeEnd`` and ``NodeEdge`` tables
-(:mod:`wireplan.ort.model` re-exports them with the other tables) and
-computes them as onnxruntime does (:func:`node_edges`).  It imports neither
-``onnx`` nor ``onnxruntime`` nor any converter, and the model classes only
-for annotations, so :mod:`wireplan.ort.model` itself walks with it.
+Every walk is depth first, in stored order: a graph, then for each node and
+each of its attributes the graph in ``g`` and those in ``graphs``
+(:func:`wireplan.ort.model.subgraphs` says where graphs nest; it and
+:func:`~wireplan.ort.model.walk_graphs` are re-exported here).  Walks give
+``(path, object)`` pairs whose paths are spelled like the reader's and the
+writer's errors: ``$.model.graph.nodes[3].attributes[1].g.nodes[0]``.
+:func:`node_edges` computes the ``NodeEdge`` tables as onnxruntime does.
+This module imports neither ``onnx`` nor ``onnxruntime`` nor any converter.
 """
 
 from __future__ import annotations
 
 import heapq
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from wireplan.ort.model import Graph, Node, Tensor
+from wireplan.ort.model import (
+    ROOT,
+    EdgeEnd,
+    Graph,
+    Node,
+    NodeEdge,
+    Tensor,
+    has_subgraph,
+    subgraphs,
+    walk_graphs,
+)
 
 __all__ = [
     "MAX_DEPTH",
@@ -41,9 +43,6 @@ __all__ = [
     "walk_nodes",
     "walk_tensors",
 ]
-
-#: The path of an .ort model's main graph.
-ROOT = "$.model.graph"
 
 #: The deepest table an .ort may hold, the root ``InferenceSession`` at depth 0: onnxruntime
 #: verifies files with FlatBuffers' default verifier, which refuses more than 64 levels
@@ -73,50 +72,7 @@ def nesting_problem(graph: Graph, limit: int = MAX_GRAPH_NESTING) -> str | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
-class EdgeEnd:
-    """The ``EdgeEnd`` struct (12 bytes: uint32, int32, int32)."""
-
-    node_index: int = 0
-    src_arg_index: int = 0
-    dst_arg_index: int = 0
-
-
-@dataclass(eq=False, slots=True)
-class NodeEdge:
-    node_index: int = 0
-    input_edges: list[EdgeEnd] = field(default_factory=list)
-    output_edges: list[EdgeEnd] = field(default_factory=list)
-
-
 # --- walks -----------------------------------------------------------------------------------
-
-
-def subgraphs(node: Node, path: str = "") -> Iterator[tuple[str, Graph]]:
-    """The graphs ``node``'s attributes hold (one level), as ``(path, graph)``.
-
-    ``path`` is the node's; a graph's is ``{path}.attributes[j].g`` or
-    ``{path}.attributes[j].graphs[k]``.
-    """
-    for j, attr in enumerate(node.attributes):
-        if attr.g is not None:
-            yield f"{path}.attributes[{j}].g", attr.g
-        for k, g in enumerate(attr.graphs):
-            yield f"{path}.attributes[{j}].graphs[{k}]", g
-
-
-def has_subgraph(node: Node) -> bool:
-    """Whether an attribute of ``node`` holds a graph."""
-    return any(a.g is not None or a.graphs for a in node.attributes)
-
-
-def walk_graphs(graph: Graph, path: str = ROOT) -> Iterator[tuple[str, Graph]]:
-    """``graph`` and every graph inside it, as ``(path, graph)``, depth first."""
-    yield path, graph
-    for i, node in enumerate(graph.nodes):
-        if has_subgraph(node):  # paths are formatted for subgraphs only
-            for where, g in subgraphs(node, f"{path}.nodes[{i}]"):
-                yield from walk_graphs(g, where)
 
 
 def walk_nodes(graph: Graph, path: str = ROOT) -> Iterator[tuple[str, Node]]:

@@ -14,7 +14,7 @@ lists ``(arg_type, formal index)``.
 Schemas come from ``onnx.defs`` for the ONNX domains
 (:func:`wireplan.ort.onnx.schemas.onnx_op_signature`), from onnxruntime for
 its own domains such as ``com.microsoft`` when it is installed
-(:func:`wireplan.ort.runtime.contrib_op_signature`), or from the resolver
+(:func:`wireplan.ort.onnxruntime_door.contrib_op_signature`), or from the resolver
 an .ort source already carries.  An operator none of them knows is an
 :class:`~wireplan.EncodeError` naming it.
 """
@@ -31,8 +31,9 @@ from wireplan.ort.model import (
     OpIdKernelTypeStrArgsEntry,
     OrtModel,
 )
+from wireplan.ort.onnxruntime_door import contrib_op_signature
 from wireplan.ort.schema import ARG_TYPE
-from wireplan.ort.signatures import Signature, SignatureLookup
+from wireplan.ort.signatures import Signature, SignatureLookup, normal_domain
 
 __all__ = [
     "Signature",
@@ -43,13 +44,8 @@ __all__ = [
     "signature",
 ]
 
-_ONNX_DOMAINS = ("", "ai.onnx")
 _INPUT = ARG_TYPE["INPUT"]
 _OUTPUT = ARG_TYPE["OUTPUT"]
-
-
-def _normal_domain(domain: str) -> str:
-    return "" if domain in _ONNX_DOMAINS else domain
 
 
 _INT32_MAX = 2**31 - 1
@@ -72,15 +68,13 @@ def signature(domain: str, op_type: str, opset_version: int) -> Signature | None
     else:
         found = onnx_op_signature(domain, op_type, opset_version)
     if found is None:
-        from wireplan.ort.runtime import contrib_op_signature
-
         found = contrib_op_signature(domain, op_type, opset_version)
     return found
 
 
 def op_id(domain: str, op_type: str, since_version: int) -> str:
     """``"<domain>:<op_type>:<since_version>"`` with the ONNX domain spelled ``""``."""
-    return f"{_normal_domain(domain)}:{op_type}:{since_version}"
+    return f"{normal_domain(domain)}:{op_type}:{since_version}"
 
 
 def entry_for(domain: str, op_type: str, sig: Signature) -> OpIdKernelTypeStrArgsEntry:
@@ -125,10 +119,10 @@ def resolver_for(
     md = model.model
     if md is None or md.graph is None:
         raise EncodeError("the model has no graph", "$.model.graph")
-    opsets = {_normal_domain(o.domain): int(o.version) for o in md.opset_import}
+    opsets = {normal_domain(o.domain): int(o.version) for o in md.opset_import}
     seen: dict[tuple[str, str, int], str] = {}
     for path, node in walk_nodes(md.graph):
-        domain = _normal_domain(node.domain)
+        domain = normal_domain(node.domain)
         key = (domain, node.op_type, node.since_version)
         if key in seen:
             continue

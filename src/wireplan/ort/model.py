@@ -1,14 +1,18 @@
-"""The .ort model as Python objects: one dataclass per ``ort.fbs`` table.
+"""The .ort model as Python objects: one dataclass per ``ort.fbs`` table (one concern).
 
 Each class is named like its table and its attributes are named exactly
 like the table's fields (snake_case, as in ``ort.fbs``), so code driven by
 :data:`wireplan.ort.schema.ORT_SCHEMA` (the reader, the planned writer) can
 map between tables and objects with ``getattr`` and keyword arguments;
 :data:`TABLE_CLASSES` says which class belongs to which table or struct.
-``EdgeEnd`` and ``NodeEdge`` are defined in :mod:`wireplan.ort.graph`, next to
-the walks that compute them, and re-exported here.  Conversion to and from
-ONNX is not a method: :func:`wireplan.ort.to_onnx` and
-:func:`wireplan.ort.from_onnx`.
+What belongs to the tables themselves is here too: where a node's
+attributes hold graphs (:func:`subgraphs`, :func:`walk_graphs`; the other
+walks and the edge computation are in :mod:`wireplan.ort.graph`), a type as
+onnxruntime spells it (:func:`type_string`, :func:`type_info`), and the
+name of a model's external data file (:func:`companion_path`).  Conversion
+to and from ONNX is not a method: :func:`wireplan.ort.to_onnx` and
+:func:`wireplan.ort.from_onnx`.  Data type facts (numpy dtypes, sizes) are in
+:mod:`wireplan.ort.dtypes` and re-exported here.
 
 Value conventions, the same for loaded and for hand-made models:
 
@@ -42,20 +46,35 @@ the source afterwards.
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from wireplan.core.closing import Closing
-from wireplan.ort.graph import EdgeEnd, NodeEdge, walk_graphs
+from wireplan.errors import DecodeError
+from wireplan.ort.dtypes import (
+    ELEMENT_BYTES,
+    MAX_RANK,
+    NUMPY_DTYPES,
+    element_count,
+    numpy_dtype,
+    shape_problem,
+    split_type_string,
+    tensor_elem_type,
+    tensor_type_string,
+    wrapped_type_string,
+)
 from wireplan.ort.schema import TENSOR_DATA_TYPE, TYPE_INFO_VALUE
 
 __all__ = [
     "ELEMENT_BYTES",
     "MAX_RANK",
     "NUMPY_DTYPES",
+    "ROOT",
     "TABLE_CLASSES",
     "ArgTypeAndIndex",
     "Attribute",
@@ -88,10 +107,16 @@ __all__ = [
     "TensorTypeAndShape",
     "TypeInfo",
     "ValueInfo",
+    "companion_path",
     "element_count",
+    "has_subgraph",
     "numpy_dtype",
     "shape_problem",
+    "subgraphs",
     "tensor_problem",
+    "type_info",
+    "type_string",
+    "walk_graphs",
 ]
 
 Array = np.ndarray[Any, np.dtype[Any]]
@@ -126,107 +151,6 @@ def _u8() -> Array:
 
 def _f4() -> Array:
     return _empty_array("<f4")
-
-
-# bfloat16 and float8 need ml_dtypes; importing it takes over a second, so it is
-# imported the first time a tensor of one of these types is viewed.
-_ML_DTYPE_NAMES: dict[int, str] = {
-    TENSOR_DATA_TYPE["BFLOAT16"]: "bfloat16",
-    TENSOR_DATA_TYPE["FLOAT8E4M3FN"]: "float8_e4m3fn",
-    TENSOR_DATA_TYPE["FLOAT8E4M3FNUZ"]: "float8_e4m3fnuz",
-    TENSOR_DATA_TYPE["FLOAT8E5M2"]: "float8_e5m2",
-    TENSOR_DATA_TYPE["FLOAT8E5M2FNUZ"]: "float8_e5m2fnuz",
-}
-
-#: numpy dtype of each fixed-size ``TensorDataType`` that numpy itself holds;
-#: :func:`numpy_dtype` adds the ml_dtypes ones.
-NUMPY_DTYPES: dict[int, np.dtype[Any]] = {
-    TENSOR_DATA_TYPE["FLOAT"]: np.dtype("<f4"),
-    TENSOR_DATA_TYPE["UINT8"]: np.dtype("u1"),
-    TENSOR_DATA_TYPE["INT8"]: np.dtype("i1"),
-    TENSOR_DATA_TYPE["UINT16"]: np.dtype("<u2"),
-    TENSOR_DATA_TYPE["INT16"]: np.dtype("<i2"),
-    TENSOR_DATA_TYPE["INT32"]: np.dtype("<i4"),
-    TENSOR_DATA_TYPE["INT64"]: np.dtype("<i8"),
-    TENSOR_DATA_TYPE["BOOL"]: np.dtype("?"),
-    TENSOR_DATA_TYPE["FLOAT16"]: np.dtype("<f2"),
-    TENSOR_DATA_TYPE["DOUBLE"]: np.dtype("<f8"),
-    TENSOR_DATA_TYPE["UINT32"]: np.dtype("<u4"),
-    TENSOR_DATA_TYPE["UINT64"]: np.dtype("<u8"),
-    TENSOR_DATA_TYPE["COMPLEX64"]: np.dtype("<c8"),
-    TENSOR_DATA_TYPE["COMPLEX128"]: np.dtype("<c16"),
-}
-
-
-def numpy_dtype(data_type: int) -> np.dtype[Any] | None:
-    """The numpy dtype of a ``TensorDataType`` code, or None (strings, int4, no ml_dtypes)."""
-    dt = NUMPY_DTYPES.get(data_type)
-    if dt is not None or data_type not in _ML_DTYPE_NAMES:
-        return dt
-    try:
-        import ml_dtypes
-    except ImportError:  # pragma: no cover - ml_dtypes is installed with wireplan[dtypes]
-        return None
-    found: np.dtype[Any] = np.dtype(getattr(ml_dtypes, _ML_DTYPE_NAMES[data_type]))
-    NUMPY_DTYPES[data_type] = found
-    return found
-
-
-#: The highest tensor rank wireplan reads or writes (numpy 2's limit on array dimensions).
-MAX_RANK = 64
-#: Bytes per element of the fixed-size data types an .ort holds (STRING and UNDEFINED have none).
-ELEMENT_BYTES: dict[int, int] = {
-    TENSOR_DATA_TYPE[name]: size
-    for name, size in (
-        ("FLOAT", 4),
-        ("UINT8", 1),
-        ("INT8", 1),
-        ("UINT16", 2),
-        ("INT16", 2),
-        ("INT32", 4),
-        ("INT64", 8),
-        ("BOOL", 1),
-        ("FLOAT16", 2),
-        ("DOUBLE", 8),
-        ("UINT32", 4),
-        ("UINT64", 8),
-        ("COMPLEX64", 8),
-        ("COMPLEX128", 16),
-        ("BFLOAT16", 2),
-        ("FLOAT8E4M3FN", 1),
-        ("FLOAT8E4M3FNUZ", 1),
-        ("FLOAT8E5M2", 1),
-        ("FLOAT8E5M2FNUZ", 1),
-    )
-}
-
-
-def shape_problem(dims: Any, itemsize: int = 1) -> str | None:
-    """Why ``dims`` cannot be a tensor's shape (None if it can).
-
-    More than :data:`MAX_RANK` dimensions, a negative one, or a size past
-    2**63 - 1 bytes even with the zero dimensions left out (numpy refuses
-    such a shape whatever the element count).
-    """
-    if len(dims) > MAX_RANK:
-        return f"{len(dims)} dimensions, more than {MAX_RANK}"
-    size = itemsize
-    for d in dims:
-        d = int(d)
-        if d < 0:
-            return f"a negative dimension {d}"
-        size *= max(d, 1)
-    if size >= 1 << 63:
-        return f"dimensions {tuple(int(d) for d in dims)} too large for any array"
-    return None
-
-
-def element_count(dims: Any) -> int:
-    """The number of elements of a tensor of shape ``dims`` (checked with :func:`shape_problem`)."""
-    count = 1
-    for d in dims:
-        count *= int(d)
-    return count
 
 
 def tensor_problem(t: Tensor) -> tuple[str, str] | None:
@@ -352,8 +276,6 @@ class Tensor:
         the declared type and shape; its ``offset`` is None (a tensor does
         not know where it lies in a file) and its ``path`` names the field.
         """
-        from wireplan.errors import DecodeError
-
         shape = self.shape
         dtype = numpy_dtype(self.data_type)
         problem = shape_problem(shape, 1 if dtype is None else dtype.itemsize)
@@ -476,6 +398,22 @@ class RuntimeOptimizations:
 # --- graph and model -------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class EdgeEnd:
+    """The ``EdgeEnd`` struct (12 bytes: uint32, int32, int32)."""
+
+    node_index: int = 0
+    src_arg_index: int = 0
+    dst_arg_index: int = 0
+
+
+@dataclass(eq=False, slots=True)
+class NodeEdge:
+    node_index: int = 0
+    input_edges: list[EdgeEnd] = field(default_factory=list)
+    output_edges: list[EdgeEnd] = field(default_factory=list)
+
+
 @dataclass(eq=False, slots=True)
 class Graph:
     initializers: list[Tensor] = field(default_factory=list)
@@ -588,8 +526,6 @@ class OrtModel(Closing):
 
     def _model(self) -> Model:
         if self.model is None:
-            from wireplan.errors import DecodeError
-
             raise DecodeError("InferenceSession has no model", None, "$.model")
         return self.model
 
@@ -597,8 +533,6 @@ class OrtModel(Closing):
     def graph(self) -> Graph:
         g = self._model().graph
         if g is None:
-            from wireplan.errors import DecodeError
-
             raise DecodeError("Model has no graph", None, "$.model.graph")
         return g
 
@@ -630,8 +564,6 @@ class OrtModel(Closing):
     @property
     def initializers(self) -> dict[str, Array]:
         """Initializers of the main graph by name, as typed numpy arrays (views, no copy)."""
-        from wireplan.errors import DecodeError
-
         out = {}
         for i, t in enumerate(self.graph.initializers):
             try:
@@ -643,7 +575,7 @@ class OrtModel(Closing):
     def graphs(self) -> Iterator[Graph]:
         """The main graph, then every subgraph (If/Loop/Scan bodies), depth first.
 
-        :func:`wireplan.ort.graph.walk_graphs` gives their paths too.
+        :func:`walk_graphs` gives their paths too.
         """
         return (g for _, g in walk_graphs(self.graph))
 
@@ -675,6 +607,77 @@ class OrtModel(Closing):
         if close is not None:
             with contextlib.suppress(BufferError):
                 close()
+
+
+# --- where graphs nest -----------------------------------------------------------------------
+
+#: The path of an .ort model's main graph.
+ROOT = "$.model.graph"
+
+
+def subgraphs(node: Node, path: str = "") -> Iterator[tuple[str, Graph]]:
+    """The graphs ``node``'s attributes hold (one level), as ``(path, graph)``.
+
+    A node attribute holds a graph in ``g`` (If branches, Loop and Scan
+    bodies) or a list of them in ``graphs``.  ``path`` is the node's; a
+    graph's is ``{path}.attributes[j].g`` or ``{path}.attributes[j].graphs[k]``.
+    """
+    for j, attr in enumerate(node.attributes):
+        if attr.g is not None:
+            yield f"{path}.attributes[{j}].g", attr.g
+        for k, g in enumerate(attr.graphs):
+            yield f"{path}.attributes[{j}].graphs[{k}]", g
+
+
+def has_subgraph(node: Node) -> bool:
+    """Whether an attribute of ``node`` holds a graph."""
+    return any(a.g is not None or a.graphs for a in node.attributes)
+
+
+def walk_graphs(graph: Graph, path: str = ROOT) -> Iterator[tuple[str, Graph]]:
+    """``graph`` and every graph inside it, as ``(path, graph)``, depth first."""
+    yield path, graph
+    for i, node in enumerate(graph.nodes):
+        if has_subgraph(node):  # paths are formatted for subgraphs only
+            for where, g in subgraphs(node, f"{path}.nodes[{i}]"):
+                yield from walk_graphs(g, where)
+
+
+# --- names and spellings ---------------------------------------------------------------------
+
+
+def companion_path(path: str | os.PathLike[str]) -> Path:
+    """The external data file of the model at ``path``: ``<file name>.data`` in the same folder.
+
+    The one rule for the companion of an .ort (``save(..., external_data=True)``) and of an
+    .onnx that wireplan writes with external data.
+    """
+    p = Path(path)
+    return p.with_name(p.name + ".data")
+
+
+def type_string(t: TypeInfo | None) -> str | None:
+    """A type as onnxruntime spells it in kernel constraints (``"tensor(float16)"``), or None."""
+    v = None if t is None else t.value
+    if isinstance(v, TensorTypeAndShape):
+        return tensor_type_string(v.elem_type)
+    if isinstance(v, SequenceType):
+        return wrapped_type_string("seq", type_string(v.elem_type))
+    return None
+
+
+def type_info(spelled: str) -> TypeInfo | None:
+    """The :class:`TypeInfo` of ``"tensor(float16)"`` / ``"seq(tensor(int64))"``, or None."""
+    parts = split_type_string(spelled)
+    if parts is None:
+        return None
+    if parts[0] == "tensor":
+        code = tensor_elem_type(spelled)
+        return None if code is None else TypeInfo(value=TensorTypeAndShape(elem_type=code))
+    if parts[0] == "seq":
+        inner = type_info(parts[1])
+        return None if inner is None else TypeInfo(value=SequenceType(elem_type=inner))
+    return None
 
 
 #: Table (and struct) name -> the class that mirrors it.  ``InferenceSession`` maps to OrtModel.

@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from wireplan.core.executor import execute
-from wireplan.errors import EncodeError
+from wireplan.errors import ArgumentError, EncodeError
 from wireplan.ort.graph import ROOT, subgraphs
 from wireplan.ort.model import (
     Graph,
@@ -62,7 +62,10 @@ from wireplan.ort.model import (
     TensorTypeAndShape,
     TypeInfo,
 )
+from wireplan.ort.prepare import as_ort_model
+from wireplan.ort.reader import load
 from wireplan.ort.schema import FILE_IDENTIFIER, TENSOR_DATA_TYPE
+from wireplan.ort.writer import layout
 
 if TYPE_CHECKING:
     import onnx  # noqa: TID251 - for annotations only, never imported at run time
@@ -297,17 +300,9 @@ def _as_written(model: Any, float16_casts: bool | None) -> OrtModel:
     Only the metadata is filled in: the payload bytes stay zero in an
     anonymous mapping (nothing reads them), so no weight is copied.
     """
-    from wireplan.ort import writer
-    from wireplan.ort.reader import load
-
+    om, owned = as_ort_model(model)  # an .onnx needs onnx: a MissingExtraError without it
     try:
-        om, owned = writer.as_ort_model(model)
-    except ImportError as exc:
-        raise EncodeError(
-            f"an .onnx model needs the onnx package ({exc}); .ort files need nothing"
-        ) from None
-    try:
-        result = writer.plan(om, float16_casts=float16_casts)
+        result = layout(om, float16_casts=float16_casts)
         buf = mmap.mmap(-1, result.size)
         execute([r for r in result.plan.regions if r.offset < result.metadata_size], buf)
     finally:
@@ -323,8 +318,6 @@ def operator_usage(
     float16_casts: bool | None = None,
 ) -> OperatorUsage:
     """The :class:`OperatorUsage` of one model or several (see :func:`required_operators`)."""
-    from wireplan.ort.reader import load
-
     single = isinstance(models, (str, os.PathLike, OrtModel)) or hasattr(models, "opset_import")
     items: Iterable[Any] = [models] if single else models
     u = OperatorUsage()
@@ -340,14 +333,14 @@ def operator_usage(
                     u.add(om, types=type_reduction)
                 continue
             if not os.fspath(m).lower().endswith(".onnx"):
-                raise EncodeError(
+                raise ArgumentError(
                     f"{os.fspath(m)!r} is neither an .ort model (no 'ORTM' identifier at bytes "
                     "4..8) nor an .onnx file"
                 )
         elif hasattr(m, "opset_import"):
             u.sources.append("<ModelProto>")
         else:
-            raise EncodeError(
+            raise ArgumentError(
                 "expected .ort or .onnx paths, OrtModels or onnx.ModelProtos, "
                 f"not {type(m).__name__}"
             )

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-__all__ = ["WireError", "framing_problem", "raw_data_spans", "varint"]
+from wireplan.errors import DecodeError
+
+__all__ = ["framing_problem", "raw_data_spans", "varint"]
 
 
 def varint(n: int) -> bytes:
@@ -66,15 +68,13 @@ _REPEATED = frozenset(
 )
 
 
-class WireError(Exception):
-    def __init__(self, offset: int, reason: str) -> None:
-        super().__init__(reason)
-        self.offset = offset
-        self.reason = reason
+def _broken(offset: int, reason: str) -> DecodeError:
+    """The framing error at byte ``offset`` (its path is added by :func:`framing_problem`)."""
+    return DecodeError(reason, offset)
 
 
 def _read_varint(data: bytes, pos: int, end: int) -> tuple[int, int]:
-    """The varint at ``pos`` and the position after it; WireError where it breaks."""
+    """The varint at ``pos`` and the position after it; a DecodeError where it breaks."""
     value = shift = 0
     for i in range(pos, min(end, pos + 10)):
         byte = data[i]
@@ -83,8 +83,8 @@ def _read_varint(data: bytes, pos: int, end: int) -> tuple[int, int]:
         if byte < 0x80:
             return value, i + 1
     if end - pos >= 10:
-        raise WireError(pos, "a varint longer than 10 bytes")
-    raise WireError(pos, f"a varint cut off by the end of its message (byte {end})")
+        raise _broken(pos, "a varint longer than 10 bytes")
+    raise _broken(pos, f"a varint cut off by the end of its message (byte {end})")
 
 
 def _wire_fields(
@@ -93,7 +93,7 @@ def _wire_fields(
     """``(field number, wire type, field start, value start, value end)`` of a message's fields.
 
     Checks the framing only (keys, varints, lengths inside the enclosing message), as
-    protobuf does before it looks at a value; raises :class:`WireError` at the bad byte.
+    protobuf does before it looks at a value; raises a :class:`~wireplan.DecodeError` at the bad byte.
     ``names`` names fields in messages.
     """
     groups: list[tuple[int, int]] = []
@@ -103,7 +103,7 @@ def _wire_fields(
         number, wire = key >> 3, key & 7
         field = f"{names[number][0]} (field {number})" if number in names else f"field {number}"
         if number == 0:
-            raise WireError(start, "a field number 0 (no message has one)")
+            raise _broken(start, "a field number 0 (no message has one)")
         if wire == 0:
             _, pos = _read_varint(data, pos, end)
             value = pos
@@ -111,31 +111,29 @@ def _wire_fields(
             value = pos
             pos += 8 if wire == 1 else 4
             if pos > end:
-                raise WireError(
-                    start, f"{field}: a fixed-size value cut off by the end (byte {end})"
-                )
+                raise _broken(start, f"{field}: a fixed-size value cut off by the end (byte {end})")
         elif wire == 2:
             length, value = _read_varint(data, pos, end)
             if value + length > end:
                 beyond = (
                     f"the file ({end} bytes)" if end == len(data) else f"its message (byte {end})"
                 )
-                raise WireError(pos, f"{field} declares {length} bytes, past the end of {beyond}")
+                raise _broken(pos, f"{field} declares {length} bytes, past the end of {beyond}")
             pos = value + length
         elif wire == 3:
             groups.append((number, start))
             continue
         elif wire == 4:
             if not groups or groups[-1][0] != number:
-                raise WireError(start, f"{field}: an end-group key without its start")
+                raise _broken(start, f"{field}: an end-group key without its start")
             groups.pop()
             continue
         else:
-            raise WireError(start, f"{field}: wire type {wire}, which protobuf has not")
+            raise _broken(start, f"{field}: wire type {wire}, which protobuf has not")
         if not groups:
             yield number, wire, start, value, pos
     if groups:
-        raise WireError(groups[-1][1], f"field {groups[-1][0]}: a group that never ends")
+        raise _broken(groups[-1][1], f"field {groups[-1][0]}: a group that never ends")
 
 
 def framing_problem(
@@ -161,8 +159,8 @@ def framing_problem(
                 found = framing_problem(data, sub, value, stop, where)
                 if found is not None:
                     return found
-    except WireError as exc:
-        return exc.offset, path, exc.reason
+    except DecodeError as exc:
+        return (pos if exc.offset is None else exc.offset), path, exc.reason
     return None
 
 

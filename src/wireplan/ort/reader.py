@@ -7,7 +7,8 @@ object); payloads are not copied unless ``copy=True``.  See
 
 Tensors stored outside the file (``Tensor.external_data_offset``, written by
 ``save(..., external_data=True)``) are read from the companion file
-``<name>.ort.data`` beside it (or the one given), mapped as well: their
+``<name>.ort.data`` beside it (:func:`~wireplan.ort.model.companion_path`)
+or the one given, mapped as well: their
 ``raw_data`` views it.  Their length follows from ``dims`` and
 ``data_type``, as in onnxruntime's checkpoints.
 """
@@ -24,7 +25,7 @@ import numpy as np
 from wireplan.core.buffers import MappedFile, as_memoryview
 from wireplan.core.closing import Closing
 from wireplan.core.executor import run_copies
-from wireplan.errors import DecodeError
+from wireplan.errors import ArgumentError, DecodeError
 from wireplan.flatbuffers.reader import Limits, TableReader
 from wireplan.ort.graph import MAX_DEPTH, walk_graphs, walk_tensors
 from wireplan.ort.model import (
@@ -32,6 +33,7 @@ from wireplan.ort.model import (
     TABLE_CLASSES,
     OrtModel,
     Tensor,
+    companion_path,
     element_count,
     shape_problem,
     tensor_problem,
@@ -42,6 +44,7 @@ __all__ = [
     "ORT_LIMITS",
     "ModelFiles",
     "check_tensors",
+    "decode",
     "external_offsets",
     "load",
     "payload_offsets",
@@ -149,7 +152,7 @@ def field_byte(buffer: Any, path: str) -> int:
         return 0
     try:
         at = TableReader(ORT_SCHEMA, buffer, classes=TABLE_CLASSES).locate(path)
-    except (DecodeError, KeyError, ValueError):
+    except (DecodeError, LookupError, ValueError):  # NotFoundError is a LookupError
         at = None
     return 0 if at is None else at
 
@@ -183,7 +186,7 @@ def _companion(
     if isinstance(source, (str, os.PathLike)):
         folder = Path(os.path.abspath(source)).parent
         name = Path(external_data) if external_data is not None else None
-        target = folder / (name if name is not None else Path(source).name + ".data")
+        target = folder / (name if name is not None else companion_path(source).name)
         if not target.resolve().is_relative_to(folder.resolve()):
             raise DecodeError(
                 f"the external data file {os.fspath(target)!r} resolves outside the model's "
@@ -352,6 +355,27 @@ def load(
     return model
 
 
+def decode(
+    buffer: Any,
+    *,
+    copy: bool = False,
+    threads: int | None = None,
+    limits: Limits = ORT_LIMITS,
+    external_data: Any = None,
+) -> OrtModel:
+    """An .ort model from a bytes-like object (what :func:`wireplan.ort.encode` returns).
+
+    The same checks and options as :func:`load`, which also takes a path; here a path is an
+    :class:`~wireplan.ArgumentError`.  Without ``copy`` the arrays view ``buffer``.
+    """
+    if isinstance(buffer, (str, os.PathLike)):
+        raise ArgumentError(
+            f"decode takes the bytes of an .ort file, not the path {os.fspath(buffer)!r}: "
+            "use load(path)"
+        )
+    return load(buffer, copy=copy, threads=threads, limits=limits, external_data=external_data)
+
+
 def tensor_paths(model: OrtModel) -> Iterator[tuple[str, Tensor]]:
     """Every tensor of the model with its path, e.g. ``$.model.graph.initializers[2]``.
 
@@ -373,7 +397,7 @@ def payload_offsets(model: OrtModel) -> list[tuple[str, str, int, int]]:
     if isinstance(src, ModelFiles):
         src = src.main
     if src is None:
-        raise ValueError("payload offsets need a model loaded with copy=False and not closed")
+        raise ArgumentError("payload offsets need a model loaded with copy=False and not closed")
     buffer = src.buffer if isinstance(src, MappedFile) else as_memoryview(src)
     base = np.frombuffer(buffer, dtype=np.uint8)
     start = int(base.ctypes.data)
@@ -385,6 +409,6 @@ def payload_offsets(model: OrtModel) -> list[tuple[str, str, int, int]]:
             continue
         addr = int(t.raw_data.ctypes.data)
         if not start <= addr < end:
-            raise ValueError(f"{path}: raw_data does not view this model's source")
+            raise ArgumentError(f"{path}: raw_data does not view this model's source")
         out.append((path, t.name, addr - start, n))
     return out

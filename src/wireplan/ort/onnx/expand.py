@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import onnx
 import onnx.defs
@@ -12,12 +12,10 @@ import onnx.inliner
 
 from wireplan.errors import EncodeError
 from wireplan.ort import model as m
+from wireplan.ort.dtypes import tensor_type_string, wrapped_type_string
 from wireplan.ort.onnx.from_proto import _FromOnnx, _infer_types, _Sources
-from wireplan.ort.onnx.schemas import _ONNX_DOMAINS, _opsets
-from wireplan.ort.schema import TENSOR_DATA_TYPE
-
-if TYPE_CHECKING:  # annotations only
-    from wireplan.ort.signatures import Signature, SignatureLookup
+from wireplan.ort.onnx.schemas import _opsets
+from wireplan.ort.signatures import ONNX_DOMAINS, Signature, SignatureLookup, normal_domain
 
 __all__ = [
     "ExpandCheck",
@@ -36,7 +34,7 @@ def _all_nodes(g: onnx.GraphProto) -> Iterator[onnx.NodeProto]:
 
 
 #: ``expand(domain, op_type, since_version, binding, node) -> bool``, asked for each node that
-#: has a function body (as :func:`wireplan.ort.runtime.needs_expansion`); ``node()`` gives, on
+#: has a function body (as :func:`wireplan.ort.kernels.needs_expansion`); ``node()`` gives, on
 #: demand, the node's attributes as :class:`wireplan.ort.model.Attribute` objects and its
 #: numbers of inputs and outputs.
 NodeFacts = Callable[[], tuple[list[m.Attribute], int, int]]
@@ -44,7 +42,6 @@ ExpandCheck = Callable[[str, str, int, Mapping[str, str], NodeFacts], bool]
 
 # The private domain of the model-local functions expansion makes (inlined at once, never left).
 _EXPAND_DOMAIN = "wireplan.expand"
-_TYPE_NAMES = {code: name.lower() for name, code in TENSOR_DATA_TYPE.items() if code}
 
 
 def _as_type(t: onnx.TypeProto | onnx.TensorProto | None) -> onnx.TypeProto:
@@ -58,14 +55,11 @@ def _type_string(t: onnx.TypeProto) -> str | None:
     """A type as onnxruntime spells it in kernel constraints (``"tensor(float16)"``), or None."""
     kind = t.WhichOneof("value")
     if kind == "tensor_type":
-        name = _TYPE_NAMES.get(t.tensor_type.elem_type)
-        return None if name is None else f"tensor({name})"
+        return tensor_type_string(t.tensor_type.elem_type)
     if kind == "sequence_type":
-        inner = _type_string(t.sequence_type.elem_type)
-        return None if inner is None else f"seq({inner})"
+        return wrapped_type_string("seq", _type_string(t.sequence_type.elem_type))
     if kind == "optional_type":
-        inner = _type_string(t.optional_type.elem_type)
-        return None if inner is None else f"optional({inner})"
+        return wrapped_type_string("optional", _type_string(t.optional_type.elem_type))
     return None
 
 
@@ -134,7 +128,7 @@ def _function_body(
     # The body's operators resolve at the model's opset of the schema's domain, as
     # onnxruntime resolves them once inlined.
     for o in body.opset_import:
-        if o.domain == schema.domain or {o.domain, schema.domain} <= set(_ONNX_DOMAINS):
+        if o.domain == schema.domain or {o.domain, schema.domain} <= set(ONNX_DOMAINS):
             o.version = opset
     return body
 
@@ -179,7 +173,7 @@ def _expand_function_ops(
         opsets = _opsets(proto)  # bodies may import more
         candidates = []
         for k, nd in enumerate(_all_nodes(proto.graph)):
-            domain = "" if nd.domain in _ONNX_DOMAINS else nd.domain
+            domain = normal_domain(nd.domain)
             opset = opsets.get(domain)
             if opset is None or domain == _EXPAND_DOMAIN:
                 continue

@@ -11,9 +11,9 @@ import onnx
 
 from wireplan.ort import model as m
 from wireplan.ort.onnx.read import read_onnx
-from wireplan.ort.onnx.schemas import _ONNX_DOMAINS
 from wireplan.ort.protowire import raw_data_spans
 from wireplan.ort.schema import TENSOR_DATA_TYPE
+from wireplan.ort.signatures import ONNX_DOMAINS
 
 __all__ = [
     "onnx_facts",
@@ -63,7 +63,7 @@ def onnx_facts(path: str | os.PathLike[str]) -> dict[str, Any]:
     nodes = [nd for g in graphs for nd in g.node]
     by_op: dict[str, int] = {}
     for nd in nodes:
-        op = (f"{nd.domain}:" if nd.domain not in _ONNX_DOMAINS else "") + nd.op_type
+        op = (f"{nd.domain}:" if nd.domain not in ONNX_DOMAINS else "") + nd.op_type
         by_op[op] = by_op.get(op, 0) + 1
     tensors = [t for g in graphs for t in g.initializer]
     tensors += [sp.values for g in graphs for sp in g.sparse_initializer]

@@ -6,7 +6,7 @@ import contextlib
 import itertools
 import math
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import onnx
@@ -18,11 +18,8 @@ from wireplan.core.buffers import MappedFile
 from wireplan.errors import EncodeError
 from wireplan.ort import model as m
 from wireplan.ort.graph import node_edges
-from wireplan.ort.onnx.schemas import _ONNX_DOMAINS
 from wireplan.ort.schema import ATTRIBUTE_TYPE, DIMENSION_VALUE_TYPE, TENSOR_DATA_TYPE
-
-if TYPE_CHECKING:  # annotations only
-    from wireplan.ort.signatures import SignatureLookup
+from wireplan.ort.signatures import ONNX_DOMAINS, SignatureLookup, normal_domain
 
 __all__ = []
 
@@ -300,7 +297,7 @@ class _FromOnnx:
         return a
 
     def node(self, p: onnx.NodeProto, index: int, path: str) -> m.Node:
-        opset = self.opsets.get("" if p.domain in _ONNX_DOMAINS else p.domain)
+        opset = self.opsets.get(normal_domain(p.domain))
         sig = self.lookup(p.domain, p.op_type, opset) if opset is not None else None
         inputs = list(p.input)
         if sig is not None:
@@ -339,7 +336,7 @@ class _FromOnnx:
         consts = [
             (i, nd)
             for i, nd in enumerate(nodes)
-            if nd.op_type == "Constant" and nd.domain in _ONNX_DOMAINS
+            if nd.op_type == "Constant" and nd.domain in ONNX_DOMAINS
         ]
         for i, t in enumerate(p.initializer):
             g.initializers.append(self.tensor(t, f"{path}.initializer[{i}]"))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import onnx
 import onnx.inliner
@@ -17,9 +16,7 @@ from wireplan.ort.onnx.expand import ExpandCheck, _expand_function_ops
 from wireplan.ort.onnx.from_proto import _FromOnnx, _infer_types, _OnnxSources, _Sources
 from wireplan.ort.onnx.schemas import _memoized, _opsets, onnx_op_signature
 from wireplan.ort.protowire import framing_problem
-
-if TYPE_CHECKING:  # annotations only
-    from wireplan.ort.signatures import SignatureLookup
+from wireplan.ort.signatures import SignatureLookup
 
 __all__ = [
     "from_onnx",

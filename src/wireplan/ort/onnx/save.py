@@ -19,6 +19,7 @@ from wireplan.ort import model as m
 from wireplan.ort.onnx.schemas import _PROTOBUF_LIMIT
 from wireplan.ort.onnx.to_proto import _ToOnnx, to_onnx
 from wireplan.ort.protowire import varint
+from wireplan.ort.reader import load
 from wireplan.ort.schema import TENSOR_DATA_TYPE
 
 __all__ = [
@@ -169,15 +170,13 @@ def convert_ort_to_onnx(
     against power loss: :mod:`wireplan.core.atomic`).
     """
     check_alignment(alignment)
-    from wireplan.ort.reader import load
-
     own = not isinstance(src, m.OrtModel)
     om = load(src) if not isinstance(src, m.OrtModel) else src
     try:
         dst_path = Path(dst)
         reused = _companion_file(om) if external_data else None
         if reused is not None:
-            location = dst_path.name + ".data"
+            location = m.companion_path(dst_path).name
             proto = to_onnx(om, companion=location)
             _check_size(proto.ByteSize())
             data = proto.SerializeToString()
@@ -194,7 +193,7 @@ def convert_ort_to_onnx(
 
             write_group([*files, SizedFile(dst_path, len(data), fill)], durable=durable)
         elif external_data:
-            location = dst_path.name + ".data"
+            location = m.companion_path(dst_path).name
             plan, entries = _external_plan(om, location, alignment, size_threshold)
             total = plan.size
             if progress is not None:

@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import onnx
 import onnx.defs
 
-if TYPE_CHECKING:  # annotations only
-    from wireplan.ort.signatures import Signature, SignatureLookup
+from wireplan.ort.signatures import Signature, SignatureLookup, normal_domain
 
 __all__ = [
     "onnx_op_signature",
 ]
 
-_ONNX_DOMAINS = ("", "ai.onnx")
 _PROTOBUF_LIMIT = 2**31 - 1
 
 
@@ -29,7 +25,7 @@ def onnx_op_signature(domain: str, op_type: str, opset_version: int) -> Signatur
     """
     if not 0 <= opset_version <= _PROTOBUF_LIMIT:
         return None
-    dom = "" if domain in _ONNX_DOMAINS else domain
+    dom = normal_domain(domain)
     try:
         schema = onnx.defs.get_schema(op_type, opset_version, dom)
     except onnx.defs.SchemaError:
@@ -43,9 +39,7 @@ def onnx_op_signature(domain: str, op_type: str, opset_version: int) -> Signatur
 
 
 def _opsets(proto: onnx.ModelProto) -> dict[str, int]:
-    return {
-        ("" if o.domain in _ONNX_DOMAINS else o.domain): int(o.version) for o in proto.opset_import
-    }
+    return {normal_domain(o.domain): int(o.version) for o in proto.opset_import}
 
 
 def _memoized(lookup: SignatureLookup) -> SignatureLookup:

@@ -15,6 +15,7 @@ from google.protobuf.message import DecodeError as ProtobufDecodeError  # type: 
 from wireplan.errors import EncodeError
 from wireplan.ort import model as m
 from wireplan.ort.graph import nesting_problem, topological_order, walk_tensors
+from wireplan.ort.reader import tensor_problems
 from wireplan.ort.schema import ATTRIBUTE_TYPE, DIMENSION_VALUE_TYPE, TENSOR_DATA_TYPE
 
 __all__ = [
@@ -286,8 +287,6 @@ def _refuse_bad_tensors(om: m.OrtModel) -> None:
     Read from a file: the reader's :class:`~wireplan.DecodeError` at the byte
     holding the bad field; built in memory: an :class:`~wireplan.EncodeError`.
     """
-    from wireplan.ort.reader import tensor_problems
-
     for exc in tensor_problems(om):
         if om.source is None:
             raise EncodeError(exc.reason, exc.path)

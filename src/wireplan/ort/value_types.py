@@ -1,0 +1,148 @@
+"""A prepare pass: element types for the values onnx shape inference left untyped.
+
+onnx shape inference leaves some values untyped (unused optional outputs;
+sparse initializers and what they feed), but the .ort loader requires a
+type for every named value: :func:`typed_graphs` gives those the element
+type their initializer or operator schema implies, in replacement graphs
+the encoder substitutes for the model's own (the model is not modified).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+from wireplan.errors import EncodeError
+from wireplan.ort import kernel_types
+from wireplan.ort.dtypes import tensor_elem_type
+from wireplan.ort.formats import MAX_DATA_TYPE, type_info_problems
+from wireplan.ort.graph import subgraphs, walk_graphs
+from wireplan.ort.model import (
+    Dimension,
+    DimensionValue,
+    Graph,
+    Shape,
+    TensorTypeAndShape,
+    TypeInfo,
+    ValueInfo,
+)
+from wireplan.ort.schema import DIMENSION_VALUE_TYPE
+
+__all__ = ["typed_graphs"]
+
+_DIM_VALUE = DIMENSION_VALUE_TYPE["VALUE"]
+
+
+def typed_graphs(graph: Graph, format_version: int) -> dict[int, Graph]:
+    """Replacements for ``graph`` and its subgraphs whose ``node_args`` lack types, by ``id``.
+
+    Empty when every named value has a usable type.  A filled-in type that
+    format 5 cannot hold is an :class:`~wireplan.EncodeError`; a value no
+    initializer or schema types is one too.
+    """
+    fixes: dict[int, Any] = {}
+    if not _needs_types(graph):
+        return fixes
+    _graph_fixes(graph, {}, fixes, True)
+    if format_version == 5:
+        for g in fixes.values():
+            for i, vi in enumerate(g.node_args):
+                for _, why in type_info_problems(vi.type, "", MAX_DATA_TYPE[5]):
+                    raise EncodeError(
+                        f"format 5 cannot hold this model: value {vi.name!r}: {why}",
+                        f"$.model.graph.node_args[{i}]",
+                    )
+    return fixes
+
+
+def _graph_fixes(
+    graph: Graph, outer: Mapping[str, int], fixes: dict[int, Any], needed: bool
+) -> None:
+    """Collect replacement graphs whose ``node_args`` lack types (into ``fixes`` by ``id``).
+
+    onnx shape inference leaves some values untyped (unused optional
+    outputs; sparse initializers and what they feed), but the .ort loader
+    requires a type for every named value: those get the element type
+    their initializer or operator schema implies.  ``outer`` holds the
+    element types of enclosing graphs, for subgraphs.
+    """
+    known = dict(outer)
+    if needed:
+        for vi in graph.node_args:
+            t = vi.type
+            if t is not None and isinstance(t.value, TensorTypeAndShape) and t.value.elem_type:
+                known[vi.name] = t.value.elem_type
+        if any(_untyped(vi) and vi.name for vi in graph.node_args):
+            fixes[id(graph)] = dataclasses.replace(graph, node_args=_typed_node_args(graph, known))
+    for node in graph.nodes:
+        for _, g in subgraphs(node):
+            _graph_fixes(g, known, fixes, needed or _needs_types(g))
+
+
+def _needs_types(graph: Graph) -> bool:
+    """Whether this graph or one inside it has a named value without a usable type."""
+    return any(_untyped(vi) and vi.name for _, g in walk_graphs(graph) for vi in g.node_args)
+
+
+def _untyped(vi: ValueInfo) -> bool:
+    """No usable type: none at all, an empty TypeInfo, or a tensor of UNDEFINED elements."""
+    t = vi.type
+    if t is None or t.value is None:
+        return True
+    return isinstance(t.value, TensorTypeAndShape) and t.value.elem_type == 0
+
+
+def _typed_node_args(graph: Graph, known: dict[str, int]) -> list[ValueInfo]:
+    """``graph.node_args`` with element types filled in where missing (``known`` grows)."""
+    shapes: dict[str, Any] = {}
+    # Initializers (dense and sparse) have their type in the tensor itself.
+    dense = [(t.name, t.data_type, t.dims) for t in graph.initializers]
+    dense += [
+        (sp.values.name, sp.values.data_type, sp.dims)
+        for sp in graph.sparse_initializers
+        if sp.values is not None
+    ]
+    for name, data_type, dims in dense:
+        if name not in known:
+            known[name] = data_type
+            shapes[name] = Shape(
+                dim=[
+                    Dimension(value=DimensionValue(dim_type=_DIM_VALUE, dim_value=int(d)))
+                    for d in dims
+                ]
+            )
+    for node in graph.nodes:
+        sig = kernel_types.signature(node.domain, node.op_type, node.since_version)
+        if sig is None:
+            continue
+        _, formal_in, formal_out, params = sig
+        bound: dict[str, int] = {}
+        for i, name in enumerate(node.inputs):
+            if i < len(formal_in) and name in known:
+                bound.setdefault(formal_in[i][1], known[name])
+        for i, name in enumerate(node.outputs):
+            if not name or name in known:
+                continue
+            type_str = formal_out[min(i, len(formal_out) - 1)][1] if formal_out else ""
+            elem = bound.get(type_str) if type_str in params else tensor_elem_type(type_str)
+            if elem is not None:
+                known[name] = elem
+    out = []
+    for vi in graph.node_args:
+        if _untyped(vi) and vi.name and vi.name not in known:
+            raise EncodeError(
+                f"value {vi.name!r} has no type the .ort format can hold (optional types have "
+                "no place in it; onnxruntime's own converter refuses such models too)",
+                "$.model.graph.node_args",
+            )
+        if _untyped(vi) and vi.name in known:
+            vi = ValueInfo(
+                name=vi.name,
+                doc_string=vi.doc_string,
+                type=TypeInfo(
+                    value=TensorTypeAndShape(elem_type=known[vi.name], shape=shapes.get(vi.name))
+                ),
+            )
+        out.append(vi)
+    return out
