@@ -93,3 +93,25 @@ def test_inspect_json_when_nothing_works(
     assert json.loads(out.getvalue()) == {"wireplan_inspect": 1, "files": []}
     (line,) = capsys.readouterr().err.splitlines()
     assert line == f"wireplan: error: {tmp_path / 'missing'}: No such file or directory"
+
+
+def test_a_groups_inspect_is_inspect_for_one_format(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``wireplan evalue inspect`` says what ``wireplan inspect`` says of an EValue file, and
+    refuses another format's file (``wireplan ort inspect`` likewise) in one line."""
+    import wireplan.evalue as ev
+
+    data = tmp_path / "x.ev"
+    assert main(["evalue", "encode", "[1, 2.5]", "-o", str(data), "--no-fsync"]) == 0
+    assert data.read_bytes() == ev.encode_list([1, 2.5])
+    capsys.readouterr()
+    for argv in (["inspect", str(data)], ["evalue", "inspect", str(data)]):
+        out = io.StringIO()
+        assert main(argv, out=out) == 0
+        assert "EValue list" in out.getvalue()
+    out = io.StringIO()
+    assert main(["evalue", "inspect", "--json", "--record", "0", str(data)], out=out) == 1
+    assert "record" in capsys.readouterr().err
+    assert main(["ort", "inspect", str(data)]) == 1
+    assert capsys.readouterr().err == f"wireplan: error: {data}: not ONNX Runtime .ort data\n"

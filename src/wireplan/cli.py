@@ -3,7 +3,9 @@
 Each format contributes through its own ``wireplan.<format>.cli`` module,
 which may define:
 
-- ``register(subparsers)``: add format-specific subcommands;
+- ``register(subparsers)``: add the format's command group (``wireplan <format> VERB``) and
+  return its subparsers, to which this module adds the group's ``inspect`` verb when the format
+  has an ``inspect`` hook (the same loop, restricted to the one format);
 - ``demo(out, workdir)``: its part of ``wireplan demo``;
 - ``sniff(head) -> bool`` (a magic in the first bytes), optionally ``sniff_file(path, head)
   -> bool`` (asked when no format's ``sniff`` accepted: formats without a magic, such as .onnx),
@@ -144,6 +146,12 @@ def _format_of(path: Path, formats: dict[str, ModuleType]) -> tuple[str, ModuleT
         head = f.read(64)
     if not head:
         raise DecodeError("empty file")
+    if len(formats) == 1:  # `wireplan <format> inspect`
+        ((only, cli),) = formats.items()
+        sniff_file = getattr(cli, "sniff_file", None)
+        if cli.sniff(head) or (sniff_file is not None and sniff_file(path, head)):
+            return only, cli
+        raise DecodeError(f"not {dict(FORMATS)[only]} data")
     for name in INSPECT_ORDER:
         mod = formats.get(name)
         sniff = getattr(mod, "sniff", None)
@@ -205,7 +213,7 @@ def _cmd_inspect(args: argparse.Namespace, out: TextIO) -> int:
     if args.type_reduction:
         _error("--type-reduction applies to --operators only")
         return 2
-    formats = {name: mod for name, _, mod in _available()}
+    formats = {name: mod for name, _, mod in _available() if args.only in (None, name)}
     code = 0
     described = []
     for file in args.file:
@@ -292,13 +300,38 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="with --operators: add the per-operator types (onnxruntime's --enable_type_reduction)",
     )
-    inspect.set_defaults(handler=_cmd_inspect)
+    inspect.set_defaults(handler=_cmd_inspect, only=None)
 
-    for _, _, mod in _available():
+    for name, title, mod in _available():
         register = getattr(mod, "register", None)
-        if register is not None:
-            register(sub)
+        verbs = register(sub) if register is not None else None
+        if verbs is not None and hasattr(mod, "inspect"):
+            _add_inspect(verbs, name, title)
     return parser
+
+
+def _add_inspect(verbs: Any, name: str, title: str) -> None:
+    """``wireplan <format> inspect``: ``wireplan inspect`` for one format's files."""
+    look = verbs.add_parser(
+        "inspect",
+        help=f"describe {title} files",
+        description=f"Describe {title} files, as wireplan inspect does, refusing other "
+        "formats.  --json prints one JSON document instead (schema: docs/cli.md).",
+    )
+    look.add_argument("file", nargs="+", metavar="FILE", help="the file(s) to describe")
+    look.add_argument(
+        "--json",
+        action="store_true",
+        help='print one JSON document, {"wireplan_inspect": 1, "files": [...]}, one object per '
+        "FILE (docs/cli.md)",
+    )
+    if name == "evalue":
+        look.add_argument(
+            "--record", type=int, default=None, metavar="N", help="show record N of a record file"
+        )
+    look.set_defaults(
+        handler=_cmd_inspect, only=name, operators=False, type_reduction=False, record=None
+    )
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
