@@ -185,3 +185,54 @@ def test_no_made_up_offset_zero() -> None:
         f for f in found if not any(f[0] == a and f[1].startswith(b) for a, b in allowed)
     }
     assert not unexplained, f"offset 0 that may be made up: {sorted(unexplained)}"
+
+
+# What src may raise: a class of the hierarchy, never its root nor a bare built-in error.
+_NOT_RAISED = {
+    "WireplanError": "raise the class that says what failed (ArgumentError, NotFoundError, ...)",
+    "Exception": "raise a WireplanError subclass",
+    "ValueError": "ArgumentError (a bad argument), DecodeError or EncodeError (bad data)",
+    "TypeError": "ArgumentError (also a TypeError)",
+    "KeyError": "NotFoundError (also a LookupError)",
+    "LookupError": "NotFoundError (also a LookupError)",
+    "IndexError": "DecodeError with the offset, or ArgumentError",
+    "RuntimeError": "PeerError (a peer failed) or a WireplanError subclass that says what",
+}
+
+
+def test_one_error_policy() -> None:
+    """src raises only classes of the hierarchy, each for what it means (errors.py lists them)."""
+    wrong = []
+    for path in sorted(SRC.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Raise) and node.exc is not None:
+                exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+                name = exc.id if isinstance(exc, ast.Name) else getattr(exc, "attr", None)
+                if name in _NOT_RAISED:
+                    wrong.append(
+                        f"{path.relative_to(SRC)}:{node.lineno}: {name}: {_NOT_RAISED[name]}"
+                    )
+    assert not wrong, "raises outside the error policy:\n" + "\n".join(wrong)
+
+
+def test_every_public_error_class_is_in_the_hierarchy() -> None:
+    """A public exception class anywhere in src derives from WireplanError: those of
+    wireplan.errors by their classes, the others by naming one of them among their bases."""
+    for name in wireplan.errors.__all__:
+        value = getattr(wireplan.errors, name)
+        if isinstance(value, type) and issubclass(value, BaseException):
+            assert issubclass(value, wireplan.errors.WireplanError), name
+    builtin = {"Exception", "ValueError", "TypeError", "RuntimeError", "OSError", "LookupError"}
+    stray = []
+    for path in sorted(SRC.rglob("*.py")):
+        if path.name == "errors.py" and path.parent == SRC:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                bases = {getattr(b, "id", getattr(b, "attr", "")) for b in node.bases}
+                if bases & builtin and not bases & _HIERARCHY:
+                    stray.append(f"{path.relative_to(SRC)}:{node.lineno}: {node.name}")
+    assert not stray, f"exception classes outside the hierarchy: {stray}"
+
+
+_HIERARCHY = set(wireplan.errors.__all__)
