@@ -20,7 +20,7 @@
                                     run the fuzz harnesses tests/fuzz/fuzz_NAME.py (all by
                                     default) one after another, N seconds each (default 600),
                                     under atheris; reproducers of findings are kept
-                                    (docs/fuzzing.md)
+                                    (docs/development.md)
     python3 dev.py setup            only create/refresh the environments
 
 Needs nothing but python3 (3.11+). The main environment is `.venv/` next to

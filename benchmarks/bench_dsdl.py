@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import platform
 import statistics
 import struct
 import sys
@@ -42,6 +41,7 @@ import pycyphal
 import pycyphal.dsdl
 import pydsdl
 
+import report
 import wireplan
 from wireplan.dsdl import compiler, load
 
@@ -148,7 +148,9 @@ def build_cases(mine: dict[str, Any], theirs: dict[str, Any]) -> list[dict[str, 
     values = np.array([math.sin(i) * 100 for i in range(64)], dtype=np.float32)
     r_w = mine["uavcan"].primitive.array.Real32_1_0(value=values)
     r_p = theirs["uavcan"].primitive.array.Real32_1_0(value=values)
-    cases.append(dict(name="uavcan.primitive.array.Real32.1.0 (64)", w=r_w, p=r_p, hand=None))
+    cases.append(
+        dict(name="uavcan.primitive.array.Real32.1.0 (64 floats)", w=r_w, p=r_p, hand=None)
+    )
 
     # uavcan.register.Value.1.0 holding natural16[3]
     wr = mine["uavcan"].register
@@ -184,7 +186,7 @@ def build_cases(mine: dict[str, Any], theirs: dict[str, Any]) -> list[dict[str, 
     for idx in (384, 385, 430):
         l_w.servers.mask[idx] = True
         l_p.servers.mask[idx] = True
-    cases.append(dict(name="uavcan.node.port.List.1.0", w=l_w, p=l_p, hand=None))
+    cases.append(dict(name="uavcan.node.port.List.1.0 (nested delimited)", w=l_w, p=l_p, hand=None))
 
     # demo.Telemetry.1.0: bit-packed, fixed layout
     dw = mine["demo"]
@@ -260,7 +262,7 @@ def build_cases(mine: dict[str, Any], theirs: dict[str, Any]) -> list[dict[str, 
 
     cases.append(
         dict(
-            name="demo.Telemetry.1.0 (bit-packed)",
+            name="demo.Telemetry.1.0 (bit-packed, ours)",
             w=t_w,
             p=t_p,
             hand=(t_pack, t_unpack, t_unpack_objects),
@@ -301,7 +303,7 @@ def build_cases(mine: dict[str, Any], theirs: dict[str, Any]) -> list[dict[str, 
 
     cases.append(
         dict(
-            name="demo.Status.1.0 (byte-aligned)",
+            name="demo.Status.1.0 (byte-aligned, ours)",
             w=st_w,
             p=st_p,
             hand=(st_pack, st_unpack, st_unpack_objects),
@@ -316,10 +318,14 @@ def check(case: dict[str, Any]) -> None:
     assert mine == theirs, f"{case['name']}: {mine.hex()} != {theirs.hex()}"
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="fewer, shorter repeats")
-    args = parser.parse_args()
+    parser.add_argument(
+        "--markdown", type=Path, metavar="FILE", help="write the dsdl section of FILE"
+    )
+    args = parser.parse_args(argv)
+    load_before = report.loadavg()
     repeat, budget = (3, 0.05) if args.quick else (15, 0.06)
 
     with tempfile.TemporaryDirectory(prefix="bench-dsdl-") as tmp:
@@ -403,41 +409,91 @@ def main() -> None:
                 (case["name"], len(data), strategy, ws, ps, rs, cs, wd, pd, rd, cd, hand, vs)
             )
 
-    print("### Cyphal DSDL: objects/s through the public API, wireplan vs pycyphal (same run)\n")
-    print(
-        f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-        f"wireplan {wireplan.__version__}, pycyphal {pycyphal.__version__}, pydsdl {pydsdl.__version__}; "
-        f"objects/s: medians of {repeat} interleaved rounds; x: the median of the rounds' "
-        "ratios (the two timed back to back); API/method: `serialize(obj)` time over "
-        "`obj.serialize()` (and `deserialize(cls, data)` over `cls.deserialize(data)`).\n"
+    result = {
+        "command": report.command("bench_dsdl.py", sys.argv[1:] if argv is None else argv),
+        "date": report.today(),
+        "machine": report.machine((load_before, report.loadavg())),
+        "versions": report.versions(
+            wireplan=wireplan.__version__,
+            pycyphal=pycyphal.__version__,
+            pydsdl=pydsdl.__version__,
+        ),
+        "rounds": repeat,
+        "types": [
+            (
+                _label(n),
+                size,
+                k(ws),
+                k(ps),
+                f"**{rs:.0f}x**",
+                k(wd),
+                k(pd),
+                f"**{rd:.0f}x**",
+            )
+            for n, size, _, ws, ps, rs, _, wd, pd, rd, _, _, _ in rows
+        ],
+        "geomean": f"{geomean(ratios):.1f}x",
+        "lowest": f"{min(ratios):.0f}x",
+        "hand": [(_label(n), *vs.split(" / ")) for n, *_, vs in rows if vs != "-"],
+        "compile": [
+            ("pydsdl parse (`read_namespace`)", f"{parse:.2f}"),
+            ("wireplan code generation, after parsing", f"{generate:.2f}"),
+            (
+                "`wireplan.dsdl.load`, first call (parse + generate + write + import)",
+                f"{first_load:.2f}",
+            ),
+            ("`wireplan.dsdl.load`, cached", f"{cached_load:.3f}"),
+            ("pycyphal / nunavut `compile`, for reference", f"{pycyphal_compile:.2f}"),
+        ],
+    }
+    text = render(result)
+    print(text)
+    if args.markdown is not None:
+        report.update(args.markdown, "dsdl", text)
+
+
+def _label(name: str) -> str:
+    """``'T.1.0 (note)'`` as ``'`T.1.0` (note)'``."""
+    head, _, note = name.partition(" ")
+    return f"`{head}` {note}".rstrip()
+
+
+TYPES = (
+    "type | bytes: | ser wireplan: | ser pycyphal: | ser x: | de wireplan: | de pycyphal: | de x:"
+)
+HAND = "type | serialize: | deserialize to a tuple: | deserialize to the same objects:"
+COMPILE = "step | seconds:"
+
+
+def render(r: dict[str, Any]) -> str:
+    """The page's ``dsdl`` section from a run's ``result``."""
+    return report.join(
+        report.head(
+            "Cyphal DSDL",
+            r["command"],
+            r["date"],
+            {
+                "Machine": r["machine"],
+                "Versions": r["versions"],
+                "Method": f"{r['rounds']} rounds of every contender; objects/s are medians, "
+                "`x` the median of per-round ratios",
+            },
+        ),
+        [
+            "Objects/s through `serialize(obj)` / `deserialize(cls, data)` and pycyphal's:",
+        ],
+        report.table(TYPES, r["types"]),
+        [f"Geometric mean of the ratios: **{r['geomean']}**; lowest {r['lowest']}."],
+        [
+            "wireplan's time over a hand-written `struct` of the same layout (below 1: faster):",
+        ],
+        report.table(HAND, r["hand"]),
+        ["Compile time of `uavcan` + `reg` (266 serializable types):"],
+        report.table(COMPILE, r["compile"]),
+        [
+            "Not measured: transports (next section), object construction, threads.",
+        ],
     )
-    print(
-        "| type | bytes | strategy | ser wireplan | ser pycyphal | ser x | ser API/method "
-        "| de wireplan | de pycyphal | de x | de API/method "
-        "| hand struct: ser / de tuple / de objects | wireplan time / hand: ser / de tuple / de objects |"
-    )
-    print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for name, size, strategy, ws, ps, rs, cs, wd, pd, rd, cd, hand, vs in rows:
-        print(
-            f"| `{name}` | {size} | {strategy} | {k(ws)} | {k(ps)} | **{rs:.0f}x** | {cs:.2f} "
-            f"| {k(wd)} | {k(pd)} | **{rd:.0f}x** | {cd:.2f} | {hand} | {vs} |"
-        )
-    print(
-        f"\nGeometric mean speed-up over pycyphal through the public API (serialize and "
-        f"deserialize): **{geomean(ratios):.1f}x**; lowest: **{min(ratios):.0f}x**.  "
-        f"Public API over bound methods: geometric mean **{geomean(costs):.3f}**, "
-        f"highest {max(costs):.2f}.\n"
-    )
-    print("### Compile time of `uavcan` + `reg` (266 serializable types)\n")
-    print("| step | seconds |")
-    print("|---|---:|")
-    print(f"| pydsdl parse (`read_namespace`) | {parse:.2f} |")
-    print(f"| wireplan code generation (after parsing) | {generate:.2f} |")
-    print(
-        f"| `wireplan.dsdl.load` first call (parse + generate + write + import) | {first_load:.2f} |"
-    )
-    print(f"| `wireplan.dsdl.load` cached call | {cached_load:.3f} |")
-    print(f"| pycyphal / nunavut `compile` (for reference) | {pycyphal_compile:.2f} |")
 
 
 if __name__ == "__main__":

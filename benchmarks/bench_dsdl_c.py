@@ -45,6 +45,9 @@ from typing import Any
 
 import pydsdl
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import report
+
 REPO = Path(__file__).resolve().parents[1]
 PUBLIC = (REPO / "tests" / "data" / "dsdl" / "public_regulated_data_types").resolve()
 UAVCAN = PUBLIC / "uavcan"
@@ -496,9 +499,7 @@ def machine() -> dict[str, str]:
             capture_output=True,
             text=True,
         ).stdout.strip()
-        info["wireplan"] = (
-            f"{wireplan.__version__} ({src.parent.parent}, {commit}{'+' if dirty else ''})"
-        )
+        info["wireplan"] = f"{wireplan.__version__} ({commit}{'+' if dirty else ''})"
     except ImportError:
         info["wireplan"] = "-"
     return info
@@ -508,7 +509,7 @@ def _ns(x: float) -> str:
     return f"{x:.1f}" if x < 100 else f"{x:.0f}"
 
 
-def report(run: Run, prep: dict[str, Any], info: dict[str, str]) -> str:
+def full_report(run: Run, prep: dict[str, Any], info: dict[str, str]) -> str:
     messages: dict[str, bytes] = prep["messages"]
     both = set(GENERATORS) <= set(run.generators)
     loads = run.loads or [0.0]
@@ -617,6 +618,85 @@ def targets(run: Run, summary: dict[str, float]) -> list[str]:
     return out
 
 
+TABLE = "type | ser nunavut: | ser wireplan: | ser x: | de nunavut: | de wireplan: | de x:"
+
+
+def page_result(
+    run: Run, prep: dict[str, Any], info: dict[str, str], argv: list[str]
+) -> dict[str, Any]:
+    """What the page's ``dsdl-c`` section shows of a run with both generators."""
+    generic = "generic" in run.generators
+    tables: dict[str, list[list[str]]] = {}
+    means: dict[str, str] = {}
+    for opt in OPTS:
+        rows = []
+        for c in CASES:
+            cells = [f"`{c.name}`"]
+            for d in (0, 1):
+                x = ratio(run, opt, c.name, d)
+                cells += [
+                    _ns(median_ns(run, "nunavut", opt, c.name, d)),
+                    _ns(median_ns(run, "wireplan", opt, c.name, d)),
+                    f"**{x:.2f}x**" if x >= 10 else f"{x:.2f}x",
+                ]
+            rows.append(cells)
+        tables[opt] = rows
+        mine = [ratio(run, opt, c.name, d) for c in CASES for d in (0, 1)]
+        means[opt] = (
+            f"Geometric mean of the {len(mine)} ratios at `{opt}`: **{geomean(mine):.2f}x**"
+        )
+        if generic:
+            other = [ratio(run, opt, c.name, d, "generic") for c in CASES for d in (0, 1)]
+            means[opt] += f" (forced-generic build: {geomean(other):.2f}x)"
+    loads = run.loads or [0.0]
+    return {
+        "command": report.command("bench_dsdl_c.py", argv),
+        "date": report.today(),
+        "machine": f"{info['cpu']}, {info['cores']} cores, {info['os']}; "
+        f"load average {min(loads):.1f}-{max(loads):.1f}",
+        "compiler": info["gcc"],
+        "versions": report.versions(
+            nunavut=f"{info['nunavut']} (nnvg)", wireplan=info["wireplan"], pydsdl=info["pydsdl"]
+        ),
+        "rounds": run.rounds,
+        "batches": run.batches,
+        "target_ms": f"{run.target_ns / 1e6:g}",
+        "tables": tables,
+        "means": means,
+    }
+
+
+def render(r: dict[str, Any]) -> str:
+    """The page's ``dsdl-c`` section from :func:`page_result`."""
+    parts: list[list[str]] = [
+        report.head(
+            "DSDL C backend against nunavut 3.1",
+            r["command"],
+            r["date"],
+            {
+                "Machine": r["machine"],
+                "Compiler": f"{r['compiler']}; `-std=c11`, `-O2` or `-Os`, no `-march`",
+                "Versions": r["versions"],
+                "Method": f"{r['rounds']} rounds, each a median of {r['batches']} batches of "
+                f"at least {r['target_ms']} ms thread CPU time; ns are medians, `x` is "
+                "nunavut's time over wireplan's, the median of per-round ratios",
+            },
+        ),
+        [
+            "One C source, `benchmarks/c/bench_dsdl_c.c`, built against either's headers;",
+            "every build must reproduce pydsdl's bytes (values: `CASES`).",
+        ],
+    ]
+    for opt, rows in r["tables"].items():
+        parts += [[f"`{opt}` (ns per call)"], report.table(TABLE, rows), [r["means"][opt]]]
+    parts += [
+        [
+            "Not measured: other compilers, `-march`, other CPUs, cold caches, big-endian.",
+        ],
+    ]
+    return report.join(*parts)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="3 short rounds (a smoke run)")
@@ -637,6 +717,9 @@ def main(argv: list[str] | None = None) -> int:
         "--control",
         action="store_true",
         help="a noise run: the wireplan column is a second build of nunavut's headers",
+    )
+    ap.add_argument(
+        "--markdown", type=Path, metavar="FILE", help="write the dsdl-c section of FILE"
     )
     args = ap.parse_args(argv)
     generators = [g for g in args.generators.split(",") if g]
@@ -666,7 +749,7 @@ def main(argv: list[str] | None = None) -> int:
         started = time.time()
         measure(prep, run, say)
         info = machine()
-        text = report(run, prep, info)
+        text = full_report(run, prep, info)
         print(text)
         RESULTS.mkdir(exist_ok=True)
         stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime(started))
@@ -680,6 +763,12 @@ def main(argv: list[str] | None = None) -> int:
         }
         (RESULTS / f"dsdl_c-{stamp}.json").write_text(json.dumps(raw, indent=1))
         say(f"written to {RESULTS / f'dsdl_c-{stamp}.md'} (and .json)")
+        if args.markdown is not None:
+            if set(GENERATORS) <= set(generators) and not args.control:
+                shown = sys.argv[1:] if argv is None else argv
+                report.update(args.markdown, "dsdl-c", render(page_result(run, prep, info, shown)))
+            else:
+                say("--markdown needs both generators and no --control: the page is not written")
         return 0
     finally:
         if args.work is None:

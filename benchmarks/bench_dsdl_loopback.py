@@ -25,8 +25,6 @@ import argparse
 import asyncio
 import importlib
 import math
-import os
-import platform
 import statistics
 import sys
 import tempfile
@@ -53,8 +51,9 @@ from pycyphal.transport import (
 )
 from pycyphal.transport.loopback import LoopbackTransport
 
+import report
 import wireplan
-from wireplan.dsdl import load
+from wireplan.dsdl import load as load_types
 
 REPO = Path(__file__).resolve().parents[1]
 UAVCAN = (REPO / "tests" / "data" / "dsdl" / "public_regulated_data_types" / "uavcan").resolve()
@@ -214,11 +213,50 @@ def codec(mine: Any, theirs: Any, rounds: int, budget: float) -> list[dict[str, 
     return rows
 
 
-def main() -> None:
+E2E = (
+    "type | bytes: | pycyphal classes (msg/s): | wireplan classes (msg/s): | ratio: "
+    "| wireplan bytes, transport sessions (msg/s): | ratio to wireplan classes:"
+)
+CODEC = (
+    "type | serialize: pycyphal classes: | wireplan classes: | ratio: "
+    "| deserialize: pycyphal classes: | wireplan classes: | ratio:"
+)
+
+
+def render(r: dict[str, Any]) -> str:
+    """The page's ``dsdl-loopback`` section from a run's ``result``."""
+    return report.join(
+        report.head(
+            "Cyphal DSDL over pycyphal's loopback transport",
+            r["command"],
+            r["date"],
+            {
+                "Machine": r["machine"],
+                "Versions": r["versions"],
+                "Method": "a Publisher and a Subscriber per class set over a "
+                "`LoopbackTransport`, one message in flight; "
+                f"{r['rounds']} rounds; medians, ratios per round",
+            },
+            level=3,
+        ),
+        report.table(E2E, r["e2e"]),
+        ["The codec part alone (`pycyphal.dsdl.serialize` / `deserialize`), objects/s:"],
+        report.table(CODEC, r["codec"]),
+        [
+            "Not measured: real networks, several nodes, loss, queueing.",
+        ],
+    )
+
+
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="3 short rounds (a smoke test)")
-    args = parser.parse_args()
+    parser.add_argument(
+        "--markdown", type=Path, metavar="FILE", help="write the dsdl-loopback section of FILE"
+    )
+    args = parser.parse_args(argv)
     rounds, budget = (3, 0.05) if args.quick else (15, 0.25)
+    load_before = report.loadavg()
 
     out = Path(tempfile.mkdtemp(prefix="bench-dsdl-loopback-"))
     pycyphal.dsdl.compile(str(UAVCAN), [], str(out))
@@ -226,36 +264,50 @@ def main() -> None:
     theirs = importlib.import_module("uavcan")
     for sub in ("node", "node.port", "primitive.array"):
         importlib.import_module(f"uavcan.{sub}")
-    mine = load(UAVCAN)
+    mine = load_types(UAVCAN)
 
     rows = asyncio.run(measure(mine, theirs, rounds, budget))
-    print(
-        f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-        f"wireplan {wireplan.__version__}, pycyphal {pycyphal.__version__}, "
-        f"pydsdl {pydsdl.__version__}, numpy {np.__version__}; {rounds} rounds\n"
-    )
-    print(
-        "| type | bytes | pycyphal classes (msg/s) | wireplan classes (msg/s) | ratio "
-        "| wireplan bytes, transport sessions (msg/s) | ratio to wireplan classes |"
-    )
-    print("|---|---:|---:|---:|---:|---:|---:|")
-    for r in rows:
-        print(
-            f"| {r['name']} | {r['size']} | {r['pycyphal']:,.0f} | {r['wireplan']:,.0f} "
-            f"| {r['ratio']:.2f}x | {r['raw']:,.0f} | {r['raw_ratio']:.2f}x |"
-        )
-    print()
-    print(
-        "| type | serialize: pycyphal classes | wireplan classes | ratio "
-        "| deserialize: pycyphal classes | wireplan classes | ratio |"
-    )
-    print("|---|---:|---:|---:|---:|---:|---:|")
-    for c in codec(mine, theirs, rounds, budget / 3):
-        s, d = c["ser"], c["des"]
-        print(
-            f"| {c['name']} | {s['p']:,.0f} | {s['w']:,.0f} | {s['ratio']:.2f}x "
-            f"| {d['p']:,.0f} | {d['w']:,.0f} | {d['ratio']:.2f}x |"
-        )
+    codec_rows = codec(mine, theirs, rounds, budget / 3)
+    result = {
+        "command": report.command("bench_dsdl_loopback.py", sys.argv[1:] if argv is None else argv),
+        "date": report.today(),
+        "machine": report.machine((load_before, report.loadavg())),
+        "versions": report.versions(
+            wireplan=wireplan.__version__,
+            pycyphal=pycyphal.__version__,
+            pydsdl=pydsdl.__version__,
+            numpy=np.__version__,
+        ),
+        "rounds": rounds,
+        "e2e": [
+            (
+                r["name"],
+                r["size"],
+                f"{r['pycyphal']:,.0f}",
+                f"{r['wireplan']:,.0f}",
+                f"{r['ratio']:.2f}x",
+                f"{r['raw']:,.0f}",
+                f"{r['raw_ratio']:.2f}x",
+            )
+            for r in rows
+        ],
+        "codec": [
+            (
+                c["name"],
+                f"{c['ser']['p']:,.0f}",
+                f"{c['ser']['w']:,.0f}",
+                f"{c['ser']['ratio']:.2f}x",
+                f"{c['des']['p']:,.0f}",
+                f"{c['des']['w']:,.0f}",
+                f"{c['des']['ratio']:.2f}x",
+            )
+            for c in codec_rows
+        ],
+    }
+    text = render(result)
+    print(text)
+    if args.markdown is not None:
+        report.update(args.markdown, "dsdl-loopback", text)
 
 
 if __name__ == "__main__":

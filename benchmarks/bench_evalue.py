@@ -24,7 +24,6 @@ conversion, and multi-threaded list encoding.
 from __future__ import annotations
 
 import argparse
-import os
 import pickle
 import platform
 import statistics
@@ -32,11 +31,13 @@ import struct
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from timeit import Timer
 from typing import Any
 
 import numpy as np
 
+import report
 import wireplan
 from wireplan.evalue import decode, decode_list, encode, encode_into, encode_list
 
@@ -186,40 +187,70 @@ def scalar_rows(repeat: int) -> list[tuple[str, float, float, float, float]]:
     return rows
 
 
-def main() -> None:
+TENSOR = "operation | median: | ratio: | vs"
+SCALARS = (
+    "value | wireplan encode+decode: | struct.Struct: | struct.pack+unpack: | pickle 5: "
+    "| / Struct: | / pack+unpack:"
+)
+
+
+def render(r: dict[str, Any]) -> str:
+    """The page's ``evalue`` section from a run's ``result``."""
+    side = r["side"]
+    return report.join(
+        report.head(
+            "EValue",
+            r["command"],
+            r["date"],
+            {
+                "Machine": r["machine"],
+                "Versions": r["versions"],
+                "Method": f"medians of {r['repeat']} interleaved rounds; a ratio is against the row in `vs`",
+            },
+        ),
+        [f"Tensor: {side}x{side} float32 ({side * side * 4 / 2**20:.0f} MiB)"],
+        report.table(TENSOR, r["tensor"]),
+        ["Scalars: one EValue encoded then decoded:"],
+        report.table(SCALARS, r["scalars"]),
+        [
+            "The copies allocate as `encode`/`decode` must (new arrays); `encode_into` is",
+            "compared with a copy into a preallocated array.  Not measured: disk I/O, torch,",
+            "strings, threaded copies.",
+        ],
+    )
+
+
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--repeat", type=int, default=15, help="rounds per case (median taken)")
     parser.add_argument("--side", type=int, default=4096, help="the float32 tensor is side x side")
-    args = parser.parse_args()
-
-    versions = [
-        f"Python {platform.python_version()}",
-        f"numpy {np.__version__}",
-        f"wireplan {wireplan.__version__}",
-    ]
-    print(f"- Machine: {_cpu()}, {os.cpu_count()} cores, {platform.system()} {platform.release()}")
-    print(f"- Versions: {', '.join(versions)}; pickle protocol 5; {sys.implementation.name}")
-    print(f"- Medians of {args.repeat} interleaved rounds; each ratio is against the row in 'vs'\n")
-    print(
-        f"Tensor: {args.side}x{args.side} float32 ({args.side * args.side * 4 / 2**20:.0f} MiB)\n"
+    parser.add_argument(
+        "--markdown", type=Path, metavar="FILE", help="write the evalue section of FILE"
     )
-    print("| operation | median | ratio | vs |")
-    print("|---|---:|---:|---|")
+    args = parser.parse_args(argv)
+    load_before = report.loadavg()
+    tensor = []
     for name, secs, label, ratio in tensor_rows(args.side, args.repeat):
-        r = "" if ratio != ratio else f"{ratio:.2f}x"
-        print(f"| {name} | {_fmt(secs)} | {r} | {label} |")
-    print("\nScalars: one EValue encoded then decoded, against the same bytes with struct\n")
-    print(
-        "| value | wireplan encode+decode | struct.Struct pack+unpack | "
-        "struct.pack+struct.unpack | pickle 5 dumps+loads | wireplan / Struct | "
-        "wireplan / struct.pack+unpack |"
-    )
-    print("|---|---:|---:|---:|---:|---:|---:|")
-    for name, wp, pre, mod, pick in scalar_rows(args.repeat):
-        print(
-            f"| {name} | {_fmt(wp)} | {_fmt(pre)} | {_fmt(mod)} | {_fmt(pick)} | "
-            f"{wp / pre:.2f}x | {wp / mod:.2f}x |"
-        )
+        tensor.append((name, _fmt(secs), "" if ratio != ratio else f"{ratio:.2f}x", label))
+    scalars = [
+        (name, _fmt(wp), _fmt(pre), _fmt(mod), _fmt(pick), f"{wp / pre:.2f}x", f"{wp / mod:.2f}x")
+        for name, wp, pre, mod, pick in scalar_rows(args.repeat)
+    ]
+    machine = report.machine((load_before, report.loadavg())).replace(platform.machine(), _cpu(), 1)
+    result = {
+        "command": report.command("bench_evalue.py", sys.argv[1:] if argv is None else argv),
+        "date": report.today(),
+        "machine": machine,
+        "versions": report.versions(numpy=np.__version__, wireplan=wireplan.__version__),
+        "repeat": args.repeat,
+        "side": args.side,
+        "tensor": tensor,
+        "scalars": scalars,
+    }
+    text = render(result)
+    print(text)
+    if args.markdown is not None:
+        report.update(args.markdown, "evalue", text)
 
 
 if __name__ == "__main__":

@@ -44,6 +44,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import report
 from figures import environment, require, require_ticker
 
 FORMATS = ("evalue", "torch.save", "pickle")
@@ -194,6 +195,7 @@ def measure(repeat: int) -> dict[str, Any]:
             print(f"  measured {count} examples of {elements * 4} bytes", file=sys.stderr)
     return {
         "repeat": repeat,
+        "date": report.today(),
         "loadavg": [load_before, os.getloadavg()[0]],
         "environment": environment(
             torch=torch.__version__, numpy=np.__version__, wireplan=wireplan.__version__
@@ -209,29 +211,74 @@ def _size(nbytes: float) -> str:
     return f"{nbytes:.0f} B"
 
 
-def report(result: dict[str, Any]) -> None:
-    print(f"Environment: {result['environment']}")
-    lo, hi = result["loadavg"]
-    print(
-        f"Medians of {result['repeat']} interleaved rounds (one epoch of each format per "
-        f"round); load average {lo:.1f} at the start, {hi:.1f} at the end.\n"
-    )
-    print(
-        "| example tensor | examples | format | epoch | records/s | MB/s | on disk "
-        "| EValue speed-up |"
-    )
-    print("|---|---:|---|---:|---:|---:|---:|---:|")
+LABELS = {
+    "evalue": "EValue record files",
+    "torch.save": "torch.save per example",
+    "pickle": "pickle stream files",
+}
+TABLE = (
+    "float32 example | examples: | format | epoch: | records/s: | MB/s: | on disk: "
+    "| EValue speed-up:"
+)
+
+
+def rows(result: dict[str, Any]) -> list[tuple[str, ...]]:
+    out = []
     for run in result["runs"]:
         med = {name: statistics.median(run["times"][name]) for name in FORMATS}
         for name in FORMATS:
             t = med[name]
-            mb_s = run["payload"] * run["count"] / t / 1e6
-            speed = "" if name == "evalue" else f"{t / med['evalue']:.1f}x"
-            print(
-                f"| {_size(run['payload'])} float32 | {run['count']} | {name} | "
-                f"{t * 1e3:.0f} ms | {run['count'] / t:,.0f} | {mb_s:,.0f} | "
-                f"{run['disk'][name] / 1e6:.1f} MB | {speed} |"
+            out.append(
+                (
+                    _size(run["payload"]),
+                    str(run["count"]),
+                    LABELS[name],
+                    f"{t * 1e3:.0f} ms",
+                    f"{run['count'] / t:,.0f}",
+                    f"{run['payload'] * run['count'] / t / 1e6:,.0f}",
+                    f"{run['disk'][name] / 1e6:.1f} MB",
+                    "" if name == "evalue" else f"{t / med['evalue']:.1f}x",
+                )
             )
+    return out
+
+
+def page_result(result: dict[str, Any], argv: list[str]) -> dict[str, Any]:
+    """What the page's ``evalue-dataset`` section shows of a (saved) run."""
+    where, *peers = result["environment"].split("; ")
+    lo, hi = result["loadavg"]
+    return {
+        "command": report.command("bench_evalue_dataset.py", argv),
+        "date": result.get("date", report.today()),
+        "machine": f"{where}; load average {lo:.1f} at the start, {hi:.1f} at the end",
+        "versions": ", ".join(peers),
+        "repeat": result["repeat"],
+        "rows": rows(result),
+    }
+
+
+def render(r: dict[str, Any]) -> str:
+    """The page's ``evalue-dataset`` section from :func:`page_result`."""
+    return report.join(
+        report.head(
+            "EValue training data through a DataLoader",
+            r["command"],
+            r["date"],
+            {
+                "Machine": r["machine"],
+                "Versions": r["versions"],
+                "Method": "(tensor, label) examples stored three ways, read by "
+                "`DataLoader(num_workers=2, batch_size=64)`: 8 `EValueDataset` shards, "
+                "`torch.load` per file, 8 pickle streams; "
+                f"medians of {r['repeat']} epochs each, order rotated",
+            },
+        ),
+        report.table(TABLE, r["rows"]),
+        ["![Records/s against example size](figures/evalue-dataset.svg)"],
+        [
+            "Not measured: cold disk reads, shuffling, more workers, the training step.",
+        ],
+    )
 
 
 def plot(result: dict[str, Any], path: Path) -> None:
@@ -293,13 +340,16 @@ def plot(result: dict[str, Any], path: Path) -> None:
     print(f"figure: {path} ({path.stat().st_size / 1e3:.1f} kB)")
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     ap.add_argument("--repeat", type=int, default=7, help="rounds (epochs of each format)")
     ap.add_argument("--plot", type=Path, metavar="DIR", help="write DIR/evalue-dataset.svg")
     ap.add_argument("--json", type=Path, metavar="PATH", help="save the run times")
     ap.add_argument("--from-json", type=Path, metavar="PATH", help="report saved run times")
-    args = ap.parse_args()
+    ap.add_argument(
+        "--markdown", type=Path, metavar="FILE", help="write the evalue-dataset section of FILE"
+    )
+    args = ap.parse_args(argv)
     if args.plot is not None:
         require()  # fail before measuring
     if args.from_json is not None:
@@ -308,7 +358,10 @@ def main() -> int:
         result = measure(args.repeat)
     if args.json is not None:
         args.json.write_text(json.dumps(result, indent=1))
-    report(result)
+    text = render(page_result(result, sys.argv[1:] if argv is None else argv))
+    print(text)
+    if args.markdown is not None:
+        report.update(args.markdown, "evalue-dataset", text)
     if args.plot is not None:
         plot(result, args.plot / "evalue-dataset.svg")
     return 0

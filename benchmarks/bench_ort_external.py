@@ -52,11 +52,10 @@ import onnxruntime as ort
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from figures import environment  # noqa: E402
+import report  # noqa: E402
 from ort_write import big, models  # noqa: E402
-from wireplan.ort import writer  # noqa: E402
+from wireplan.ort import session, writer  # noqa: E402
 from wireplan.ort.onnx.save import convert_ort_to_onnx  # noqa: E402
-from wireplan.ort.runtime import session  # noqa: E402
 
 
 def _ms(xs: list[float]) -> str:
@@ -70,7 +69,7 @@ def _clean(*paths: Path) -> None:
     os.sync()
 
 
-def convert_rounds(folder: Path, src: Path, repeat: int) -> list[str]:
+def convert_rounds(folder: Path, src: Path, repeat: int) -> list[tuple[str, ...]]:
     data = folder / "big.onnx.data"
     dst = folder / "out.ort"
     outputs = (dst, folder / "out.ort.data", folder / "copy.bin")
@@ -98,21 +97,28 @@ def convert_rounds(folder: Path, src: Path, repeat: int) -> list[str]:
     _clean(*outputs)
     floor = statistics.median(times["copy"])
     rows = [
-        "| case | time | / floor | peak RSS |",
-        "|---|---|---:|---:|",
-    ]
-    for key, label in (
-        ("auto", "threads auto (2)"),
-        ("1", "threads=1"),
-        ("cold", "threads auto, first call (imports onnx and onnxruntime)"),
-    ):
-        rows.append(
-            f"| wireplan `convert_onnx_to_ort(external_data=True, alignment=4096)`, {label} "
-            f"| {_ms(times[key])} | {statistics.median(times[key]) / floor:.2f} "
-            f"| {max(rss[key]) / 2**20:.0f} MiB |"
+        (
+            label,
+            _ms(times[key]),
+            f"{statistics.median(times[key]) / floor:.2f}",
+            f"{max(rss[key]) / 2**20:.0f} MiB",
         )
+        for key, label in (
+            ("auto", "wireplan `convert_onnx_to_ort`, threads auto"),
+            ("1", "wireplan `convert_onnx_to_ort`, threads=1"),
+            (
+                "cold",
+                "wireplan, threads auto, first call of the process (imports onnx and onnxruntime)",
+            ),
+        )
+    ]
     rows.append(
-        f"| floor: `shutil.copyfile` of the 2.4 GB data file | {_ms(times['copy'])} | 1.00 | - |"
+        (
+            "floor: `shutil.copyfile` (sendfile) of the 2.4 GB data file",
+            _ms(times["copy"]),
+            "1.00",
+            "-",
+        )
     )
     return rows
 
@@ -126,7 +132,7 @@ def _time(fn: Callable[[], Any], n: int) -> list[float]:
     return out
 
 
-def session_rows(label: str, src: Path, ort_path: Path, n: int) -> list[str]:
+def session_row(label: str, src: Path, ort_path: Path, n: int) -> tuple[str, ...]:
     back = ort_path.with_name(ort_path.stem + "-plain.onnx")
     convert_ort_to_onnx(ort_path, back, external_data=True, durable=False)
     opts = {"providers": ["CPUExecutionProvider"]}
@@ -144,26 +150,56 @@ def session_rows(label: str, src: Path, ort_path: Path, n: int) -> list[str]:
     for fn in cases.values():
         fn()  # warm up the page cache
     results = {name: _time(fn, n) for name, fn in cases.items()}
-    base = statistics.median(results[next(iter(results))])
-    return [
-        f"| {label}: {name} | {_ms(ts)} | {statistics.median(ts) / base:.2f} |"
-        for name, ts in results.items()
-    ]
+    return (label, *(_ms(ts) for ts in results.values()))
 
 
-def main() -> None:
+CONVERT = "case | time | / floor: | peak RSS:"
+SESSIONS = (
+    "model | `session(model.ort)` | `InferenceSession` on that .onnx kept as a file "
+    "| on the source .onnx"
+)
+
+
+def render(r: dict[str, Any]) -> str:
+    """The page's ``ort-external`` section from a run's ``result``."""
+    return report.join(
+        report.head(
+            "ORT: external data past 2 GiB",
+            r["command"],
+            r["date"],
+            {
+                "Machine": r["machine"],
+                "Versions": r["versions"],
+                "Method": "`tests/ort_write/big.py`'s six 400 MB weights, sparse, misaligned; "
+                "a fresh interpreter per conversion (peak RSS: `VmHWM`); no fsync; "
+                f"rotated rounds; medians of {r['repeat']}, range",
+            },
+        ),
+        [".onnx (2.4 GB external data) -> .ort + .ort.data, `external_data=True, alignment=4096`:"],
+        report.table(CONVERT, r["convert"]),
+        [
+            f"Session creation (median of {r['repeat'] * 3}, warm):",
+        ],
+        report.table(SESSIONS, r["sessions"]),
+        [
+            "Not measured: cold cache, fsync, a non-sparse source.",
+        ],
+    )
+
+
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--dir", default=tempfile.gettempdir())
     parser.add_argument("--repeat", type=int, default=3)
-    args = parser.parse_args()
+    parser.add_argument(
+        "--markdown", type=Path, metavar="FILE", help="write the ort-external section of FILE"
+    )
+    args = parser.parse_args(argv)
+    load_before = report.loadavg()
     folder = Path(tempfile.mkdtemp(prefix="bench-ort-external-", dir=args.dir))
     try:
         src, _ = big.make(folder)
-        print(environment(numpy=np.__version__, onnx=onnx.__version__, onnxruntime=ort.__version__))
-        print()
-        for row in convert_rounds(folder, src, args.repeat):
-            print(row)
-        print()
+        convert = convert_rounds(folder, src, args.repeat)
         big.convert_in_subprocess(src, folder / "big.ort")
         small_src = folder / "small.onnx"
         onnx.save(
@@ -174,15 +210,28 @@ def main() -> None:
             size_threshold=0,
         )
         writer.save(small_src, folder / "small.ort", external_data=True, alignment=4096)
-        print("| session creation | median (range) | / wireplan |")
-        print("|---|---|---:|")
         n = args.repeat * 3
-        for row in session_rows("2.4 GB", src, folder / "big.ort", n):
-            print(row)
-        for row in session_rows("1 MB", small_src, folder / "small.ort", n):
-            print(row)
+        sessions = [
+            session_row("2.4 GB (6 initializers)", src, folder / "big.ort", n),
+            session_row("1 MB (4 initializers)", small_src, folder / "small.ort", n),
+        ]
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+    result = {
+        "command": report.command("bench_ort_external.py", sys.argv[1:] if argv is None else argv),
+        "date": report.today(),
+        "machine": report.machine((load_before, report.loadavg())),
+        "versions": report.versions(
+            numpy=np.__version__, onnx=onnx.__version__, onnxruntime=ort.__version__
+        ),
+        "repeat": args.repeat,
+        "convert": convert,
+        "sessions": sessions,
+    }
+    text = render(result)
+    print(text)
+    if args.markdown is not None:
+        report.update(args.markdown, "ort-external", text)
 
 
 if __name__ == "__main__":

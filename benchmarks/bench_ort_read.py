@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import shutil
 import statistics
 import sys
@@ -52,6 +51,7 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 
+import report
 import wireplan
 from figures import Series, environment, require, size_plot
 from wireplan.core.buffers import MappedFile
@@ -192,7 +192,33 @@ def copy_load(path: Path) -> None:
     del om
 
 
-def main() -> int:
+OPERATIONS = "operation | median: | ratio:"
+SIZES = ".ort size: | zero-copy `load`: | `load(copy=True, threads=2)`: | `onnx.load`: | `onnx.load` / copy:"
+
+
+def render(r: dict[str, Any]) -> str:
+    """The page's ``ort-read`` section from a run's ``result``."""
+    return report.join(
+        report.head(
+            "ORT: reading",
+            r["command"],
+            r["date"],
+            {"Machine": r["machine"], "Versions": r["versions"], "Method": r["method"]},
+        ),
+        report.table(OPERATIONS, r["operations"]),
+        ["Load time against size:"],
+        report.table(SIZES, r["sizes"]),
+        [
+            "![Load time against .ort size](figures/ort-read-load.svg)",
+        ],
+        [
+            "The floor: the faster plain 2-thread read.  wireplan's conversions fsync;",
+            "`onnx.save` does not.  Not measured: cold caches, session creation, many nodes.",
+        ],
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--mb", type=float, default=400)
     ap.add_argument("--repeat", type=int, default=5)
@@ -203,7 +229,10 @@ def main() -> int:
         help="more weight sizes (MB, comma-separated) for the load-against-size rows",
     )
     ap.add_argument("--plot", type=Path, metavar="DIR", help="write DIR/ort-read-load.svg")
-    args = ap.parse_args()
+    ap.add_argument(
+        "--markdown", type=Path, metavar="FILE", help="write the ort-read section of FILE"
+    )
+    args = ap.parse_args(argv)
     if args.plot is not None:
         require()  # fail now, not after the measurements
     ort.set_default_logger_severity(3)
@@ -239,14 +268,8 @@ def main() -> int:
                     "onnx": (partial(onnx.load, str(p_onnx)), args.repeat),
                 }
             )
-            rows.append(
-                (
-                    f"wireplan `load` zero-copy, {p_ort.stat().st_size / 1e6:.3g} MB .ort",
-                    statistics.median(sweep[mb]["zero"]),
-                    "",
-                )
-            )
-        zero = rows[-1][1]
+        zero = statistics.median(sweep[args.mb]["zero"])
+        rows.append((f"wireplan `load` zero-copy, {size_mb:.3g} MB .ort", zero, ""))
         t = median(lambda: fbs_read(big_ort), args.repeat * 4)
         rows.append(("onnxruntime's flatc readers (unverified, zero-copy)", t, f"{t / zero:.2f}x"))
         t = statistics.median(sweep[args.mb]["onnx"])
@@ -335,35 +358,38 @@ def main() -> int:
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
-    print(f"ORT read benchmark: {args.mb:g} MB of float32 weights in 40 initializers, medians")
-    print(
-        f"Machine: {platform.machine()} {os.cpu_count()} cores ({platform.processor() or platform.platform()}), "
-        f"Python {platform.python_version()}, numpy {np.__version__}, onnx {onnx.__version__}, "
-        f"onnxruntime {ort.__version__}, wireplan {wireplan.__version__}"
-    )
-    print()
-    print("| operation | median | ratio |")
-    print("|---|---:|---:|")
-    for name, t, ratio in rows:
-        shown = f"{t * 1e3:.2f} ms" if t < 1 else f"{t:.2f} s"
-        print(f"| {name} | {shown} | {ratio} |")
-    print()
-    print(
-        f"Load time against size: median (min-max) over rounds, zero-copy {args.repeat * 4} "
-        f"runs, the others {args.repeat}"
-    )
-    print()
-    print(
-        "| .ort size | zero-copy `load` | `load(copy=True, threads=2)` "
-        "| `onnx.load` (inline .onnx) | copy / zero-copy | `onnx.load` / copy |"
-    )
-    print("|---:|---:|---:|---:|---:|---:|")
-    for mb in sizes:
-        zero_t, copy_t, onnx_t = (statistics.median(sweep[mb][k]) for k in ("zero", "copy", "onnx"))
-        print(
-            f"| {ort_mb[mb]:.3g} MB | {spread(sweep[mb]['zero'])} | {spread(sweep[mb]['copy'])} "
-            f"| {spread(sweep[mb]['onnx'])} | {copy_t / zero_t:.1f}x | {onnx_t / copy_t:.1f}x |"
-        )
+    result = {
+        "command": report.command("bench_ort_read.py", sys.argv[1:] if argv is None else argv),
+        "date": report.today(),
+        "machine": report.machine((load_before, report.loadavg())),
+        "versions": report.versions(
+            numpy=np.__version__,
+            onnx=onnx.__version__,
+            onnxruntime=ort.__version__,
+            wireplan=wireplan.__version__,
+        ),
+        "method": f"{args.mb:g} MB of float32 weights in 40 initializers, as .ort "
+        "(onnxruntime) and inline .onnx; warm cache; medians of "
+        f"{args.repeat} runs (zero-copy `load`: {args.repeat * 4})",
+        "operations": [
+            (name, f"{t * 1e3:.2f} ms" if t < 1 else f"{t:.2f} s", ratio) for name, t, ratio in rows
+        ],
+        "sizes": [
+            (
+                f"{ort_mb[mb]:.3g} MB",
+                *(
+                    f"{statistics.median(sweep[mb][k]) * 1e3:.2f} ms"
+                    for k in ("zero", "copy", "onnx")
+                ),
+                f"{statistics.median(sweep[mb]['onnx']) / statistics.median(sweep[mb]['copy']):.1f}x",
+            )
+            for mb in sizes
+        ],
+    }
+    text = render(result)
+    print(text)
+    if args.markdown is not None:
+        report.update(args.markdown, "ort-read", text)
     if args.plot is not None:
         plot(
             args.plot / "ort-read-load.svg",

@@ -32,7 +32,7 @@ onnxruntime converter, seconds per run, takes part in the first
    onnxruntime's converter.
 2. A model of thousands of small nodes and few weights: the same peers.
 3. onnxruntime session creation from our aligned .ort through
-   ``wireplan.ort.runtime`` (zero-copy options) next to creation from the .onnx.
+   ``wireplan.ort.session`` (zero-copy options) next to creation from the .onnx.
 4. Only with ``--sizes`` or ``--plot``: convert time against size, group 1's
    wireplan (threads auto), floor and onnxruntime cases at 1/100 and 1/10 of
    ``--mb`` and at the ``--sizes`` (MiB), in rounds as above; the ``--mb``
@@ -50,7 +50,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import shutil
 import statistics
 import subprocess
@@ -69,13 +68,18 @@ import onnxruntime as ort
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
+import report  # noqa: E402
 from figures import Series, environment, require, size_plot  # noqa: E402
 from ort_write import models  # noqa: E402
 from ort_write.fbref import FbEncoder  # noqa: E402
 from wireplan.core.atomic import atomic_open, write_bytes  # noqa: E402
-from wireplan.ort import kernel_types, writer  # noqa: E402
+from wireplan.ort import (  # noqa: E402
+    encoder,
+    kernel_types,
+    session,
+    writer,
+)
 from wireplan.ort.onnx.read import from_onnx  # noqa: E402
-from wireplan.ort.runtime import session  # noqa: E402
 from wireplan.ort.schema import ORT_SCHEMA  # noqa: E402
 
 
@@ -175,7 +179,7 @@ def stock_root(om: Any) -> tuple[dict[str, Any], FbEncoder]:
         "model": om.model,
         "kernel_type_str_resolver": kernel_types.resolver_for(om),
     }
-    enc = FbEncoder(ORT_SCHEMA, omit_empty_strings=True, keep_empty=frozenset(writer._KEEP_EMPTY))
+    enc = FbEncoder(ORT_SCHEMA, omit_empty_strings=True, keep_empty=frozenset(encoder.KEEP_EMPTY))
     return root, enc
 
 
@@ -213,7 +217,7 @@ def conversion_cases(
     cases = [
         Case(
             "ours",
-            "wireplan `convert` (threads auto), durable",
+            "wireplan `convert`, threads auto, durable",
             lambda: writer.convert_onnx_to_ort(src, dst),
             repeat,
             (dst,),
@@ -223,7 +227,7 @@ def conversion_cases(
         cases.append(
             Case(
                 "ours_1",
-                "wireplan `convert` (threads=1), durable",
+                "wireplan `convert`, threads=1, durable",
                 lambda: writer.convert_onnx_to_ort(src, dst, threads=1),
                 repeat,
                 (dst,),
@@ -232,7 +236,7 @@ def conversion_cases(
     cases += [
         Case(
             "ours_nd",
-            "wireplan `convert` (threads auto), `durable=False` (no fsync)",
+            "wireplan `convert`, no fsync",
             lambda: writer.convert_onnx_to_ort(src, dst_nd, durable=False),
             repeat,
             (dst_nd,),
@@ -242,14 +246,14 @@ def conversion_cases(
         cases += [
             Case(
                 "floor",
-                "(a) floor: plain copy of the weight bytes (sendfile + fsync + rename)",
+                "(a) floor: sendfile of the weight bytes + fsync + rename",
                 lambda: plain_copy(data_file, tmp / "copy.bin"),
                 repeat,
                 (tmp / "copy.bin",),
             ),
             Case(
                 "floor_nd",
-                "(a) floor without fsync (sendfile + rename)",
+                "(a) floor without fsync",
                 lambda: plain_copy(data_file, tmp / "copy-nofsync.bin", durable=False),
                 repeat,
                 (tmp / "copy-nofsync.bin",),
@@ -258,7 +262,7 @@ def conversion_cases(
     cases.append(
         Case(
             "ort",
-            "(b) onnxruntime `convert_onnx_models_to_ort` (no fsync)",
+            "(b) onnxruntime `convert_onnx_models_to_ort --optimization_style Fixed`",
             lambda: ort_converter(src, out_dir),
             slow_repeat,
             (out_dir,),
@@ -285,41 +289,55 @@ def clear_outputs(tmp: Path) -> None:
             f.unlink()
 
 
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1e3:.0f}" if seconds >= 0.01 else f"{seconds * 1e3:.2f}"
+
+
+def cell(c: Case, spread: bool = True) -> str:
+    """``'1204 ms (1042-1675)'``: the median, and the range where there are 3 runs or more."""
+    if not spread or len(c.times) < 3:
+        return fmt(c.median)
+    return f"{fmt(c.median)} ({_ms(min(c.times))}-{_ms(max(c.times))})"
+
+
 def conversion_rows(
-    title: str, src: Path, tmp: Path, repeat: int, slow_repeat: int, data_file: Path | None
-) -> tuple[list[str], list[str], dict[str, Case]]:
+    src: Path, tmp: Path, repeat: int, slow_repeat: int, data_file: Path | None
+) -> tuple[list[tuple[str, ...]], list[str], dict[str, Case], str]:
     cases = conversion_cases(src, tmp, repeat, slow_repeat, data_file)
     dst, dst_nd = tmp / "ours.ort", tmp / "ours-nofsync.ort"
     res = in_rounds(cases, repeat)
     ours, ours_nd = res["ours"].median, res["ours_nd"].median
-    rows = [
-        f"| {title}: {c.label} | {fmt(c.median)} | {c.spread()} | {c.median / ours:.2f} | "
-        f"{c.median / ours_nd:.2f} |"
-        for c in cases
-    ]
+
+    def ratio(c: Case) -> str:
+        if c.key == "ours_nd":
+            return "1.00"
+        if c.key == "floor_nd":
+            return f"{c.median / ours_nd:.2f} (vs no fsync)"
+        if c.key == "ort":
+            return f"{c.median / ours_nd:.1f} (vs no fsync), {c.median / ours:.1f} (vs durable)"
+        return f"{c.median / ours:.2f}"
+
+    rows = [(c.label, cell(c), ratio(c)) for c in cases]
     # Sanity: the files load in onnxruntime and the flag changes no byte.
     session(dst)
     session(tmp / "builder.ort")
     assert dst.read_bytes() == dst_nd.read_bytes()
-    rows.append(f"| {title}: our file size | {dst.stat().st_size / 1e6:.1f} MB | | | |")
+    size = f"{dst.stat().st_size / 1e6:.1f} MB"
     targets = []
     if data_file is not None:
         targets.append(
-            f"{title}: durable wireplan / durable floor = "
-            f"{ours / res['floor'].median:.2f} (target <= 2); no-fsync wireplan / no-fsync "
-            f"floor = {ours_nd / res['floor_nd'].median:.2f}"
+            f"durable wireplan / durable floor = {ours / res['floor'].median:.2f} (target <= 2); "
+            f"no-fsync wireplan / no-fsync floor = {ours_nd / res['floor_nd'].median:.2f}"
         )
     targets.append(
-        f"{title}: onnxruntime converter / no-fsync wireplan = "
-        f"{res['ort'].median / ours_nd:.1f} (target >= 10; / durable wireplan = "
-        f"{res['ort'].median / ours:.1f})"
+        f"onnxruntime converter / no-fsync wireplan = {res['ort'].median / ours_nd:.1f} "
+        f"(target >= 10; / durable wireplan = {res['ort'].median / ours:.1f})"
     )
     targets.append(
-        f"{title}: Builder (durable) / durable wireplan = "
-        f"{res['builder'].median / ours:.2f} (target >= 3)"
+        f"Builder (durable) / durable wireplan = {res['builder'].median / ours:.2f} (target >= 3)"
     )
     clear_outputs(tmp)
-    return rows, targets, res
+    return rows, targets, res, size
 
 
 SWEEP = ("ours", "floor", "ours_nd", "floor_nd", "ort")
@@ -339,19 +357,22 @@ def sweep_group(mib: float, tmp: Path, repeat: int, slow_repeat: int) -> dict[st
     return res
 
 
-def sweep_rows(points: dict[float, tuple[float, dict[str, Case]]]) -> list[str]:
-    rows = [
-        "| weights | wireplan, durable | plain copy + fsync | wireplan, no fsync "
-        "| plain copy, no fsync | onnxruntime's converter (no fsync) | wireplan / copy, durable "
-        "| wireplan / copy, no fsync | converter / wireplan, no fsync |",
-        "|---:|---|---|---|---|---|---:|---:|---:|",
-    ]
+def sweep_rows(points: dict[float, tuple[float, dict[str, Case]]]) -> list[tuple[str, ...]]:
+    rows = []
     for mib, (_, res) in sorted(points.items()):
-        cells = " | ".join(f"{fmt(res[k].median)} ({res[k].spread()})" for k in SWEEP)
         m = {k: res[k].median for k in SWEEP}
         rows.append(
-            f"| {mib:g} MiB | {cells} | {m['ours'] / m['floor']:.2f} "
-            f"| {m['ours_nd'] / m['floor_nd']:.2f} | {m['ort'] / m['ours_nd']:.1f} |"
+            (
+                f"{mib:g} MiB",
+                fmt(m["ours"]),
+                fmt(m["floor"]),
+                f"{m['ours'] / m['floor']:.2f}",
+                fmt(m["ours_nd"]),
+                fmt(m["floor_nd"]),
+                f"{m['ours_nd'] / m['floor_nd']:.2f}",
+                fmt(m["ort"]),
+                f"{m['ort'] / m['ours_nd']:.0f}",
+            )
         )
     return rows
 
@@ -397,7 +418,7 @@ def plot(
     )
 
 
-def session_rows(src_onnx: Path, our_ort: Path, repeat: int, title: str) -> list[str]:
+def session_rows(src_onnx: Path, our_ort: Path, repeat: int) -> list[tuple[str, ...]]:
     def from_ort() -> None:
         session(our_ort, config={"session.disable_prepacking": "1"})
 
@@ -408,19 +429,16 @@ def session_rows(src_onnx: Path, our_ort: Path, repeat: int, title: str) -> list
 
     res = in_rounds(
         [
-            Case("ort", "session from our aligned .ort (`session()`, zero-copy)", from_ort, repeat),
+            Case("ort", "session from our .ort via `session()`", from_ort, repeat),
             Case("onnx", "session from the .onnx", from_onnx_file, repeat),
         ],
         repeat,
     )
     base = res["ort"].median
-    return [
-        f"| {title}: {c.label} | {fmt(c.median)} | {c.spread()} | {c.median / base:.2f} |"
-        for c in res.values()
-    ]
+    return [(c.label, cell(c, spread=False), f"{c.median / base:.2f}") for c in res.values()]
 
 
-def metadata_rows(many: Path, repeat: int, title: str) -> list[str]:
+def metadata_rows(many: Path, repeat: int) -> list[tuple[str, ...]]:
     """The many-nodes model without a file: ``from_onnx``, ``plan()``, the Builder's encode."""
     om = from_onnx(many, signature=kernel_types.signature)
     try:
@@ -433,13 +451,13 @@ def metadata_rows(many: Path, repeat: int, title: str) -> list[str]:
             [
                 Case(
                     "plan",
-                    "metadata only: wireplan `plan()` (resolver + layout + packing)",
-                    lambda: writer.plan(om),
+                    "metadata only: wireplan `plan()` (resolver, layout, packing)",
+                    lambda: writer.layout(om),
                     repeat,
                 ),
                 Case(
                     "encode",
-                    "metadata only: flatbuffers `Builder` encode of the same root",
+                    "metadata only: `Builder` encode of the same root",
                     lambda: enc.encode(root),
                     repeat,
                 ),
@@ -451,21 +469,44 @@ def metadata_rows(many: Path, repeat: int, title: str) -> list[str]:
         om.close()
     base = res["plan"].median
     return [
-        f"| {title}: {c.label} | {fmt(c.median)} | {c.spread()} | {c.median / base:.2f} |"
+        (c.label, cell(c, spread=False), "" if c.key == "bridge" else f"{c.median / base:.2f}")
         for c in res.values()
     ]
 
 
-CONVERSION_HEAD = [
-    "| case | median | min-max | / durable wireplan | / no-fsync wireplan |",
-    "|---|---|---|---|---|",
-]
-OTHER_HEAD = ["| case | median | min-max | ratio vs first row |", "|---|---|---|---|"]
+GROUP = "case | time | / wireplan:"
+SIZES = (
+    "weights: | wireplan durable: | copy + fsync: | ratio: | wireplan no fsync: "
+    "| copy no fsync: | ratio: | onnxruntime's converter: | / wireplan no fsync:"
+)
 
 
-def emit(lines: list[str]) -> None:
-    for line in lines:
-        print(line, flush=True)
+def render(r: dict[str, Any]) -> str:
+    """The page's ``ort-write`` section from a run's ``result``."""
+    parts = [
+        report.head(
+            "ORT: writing",
+            r["command"],
+            r["date"],
+            {"Machine": r["machine"], "Versions": r["versions"], "Method": r["method"]},
+        ),
+        [f"**{r['big_title']}**"],
+        report.table(GROUP, r["big"]),
+        [f"**{r['many_title']}**"],
+        report.table(GROUP, r["many"]),
+    ]
+    if r["sizes"]:
+        parts += [
+            ["Convert time against size:"],
+            report.table(SIZES, r["sizes"]),
+            ["![Convert time against weight size](figures/ort-write-convert.svg)"],
+        ]
+    parts.append(
+        [
+            "Not measured: cold caches, other alignments, the writeback left to the kernel.",
+        ]
+    )
+    return report.join(*parts)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -484,52 +525,35 @@ def main(argv: list[str] | None = None) -> int:
         help="more weight sizes (MiB, comma-separated) for the convert-against-size rows",
     )
     p.add_argument("--plot", type=Path, metavar="DIR", help="write DIR/ort-write-convert.svg")
+    p.add_argument(
+        "--markdown", type=Path, metavar="FILE", help="write the ort-write section of FILE"
+    )
     args = p.parse_args(argv)
     if args.plot is not None:
         require()  # fail now, not after the measurements
-    load_before = os.getloadavg()[0]
-
-    print("# .ort writing benchmark\n")
-    print(
-        f"machine: {platform.machine()} {os.cpu_count()} cores ({platform.processor() or 'cpu'}), "
-        f"Python {platform.python_version()}, numpy {np.__version__}, onnx {onnx.__version__}, "
-        f"onnxruntime {ort.__version__}, flatbuffers {flatbuffers.__version__}; "
-        f"load average before: {os.getloadavg()[0]:.2f}\n"
-    )
-    print(
-        f"files in {args.dir}; medians over {args.repeat} rounds (onnxruntime's converter: "
-        f"{args.slow_repeat}); durable = fsync of the file and its folder before returning\n"
-    )
+    load_before = report.loadavg()
     with tempfile.TemporaryDirectory(prefix="wireplan-bench-ort-write-", dir=args.dir) as t:
         tmp = Path(t)
         big = tmp / "big.onnx"
         save_external(models.weights(int(args.mb * (1 << 20)), tensors=8), big)
-        title = f"{args.mb:g} MB weights"
-        rows, targets, res_big = conversion_rows(
-            title, big, tmp, args.repeat, args.slow_repeat, tmp / "big.onnx.data"
+        rows, targets, res_big, _ = conversion_rows(
+            big, tmp, args.repeat, args.slow_repeat, tmp / "big.onnx.data"
         )
         points = {args.mb: ((tmp / "big.onnx.data").stat().st_size / (1 << 20), res_big)}
-        emit(CONVERSION_HEAD + rows + [""])
         writer.convert_onnx_to_ort(big, tmp / "big.ort", alignment=4096)
-        emit(OTHER_HEAD + session_rows(big, tmp / "big.ort", args.repeat, title) + [""])
+        rows += session_rows(big, tmp / "big.ort", args.repeat)
         shutil.rmtree(tmp / "ortconv", ignore_errors=True)
         for f in tmp.iterdir():
             f.unlink()
         many = tmp / "many.onnx"
         onnx.save(models.many_nodes(args.nodes), os.fspath(many))
-        title_n = f"{args.nodes} nodes"
-        rows_n, targets_n, _ = conversion_rows(
-            title_n, many, tmp, args.repeat, args.slow_repeat, None
+        rows_n, targets_n, _, many_size = conversion_rows(
+            many, tmp, args.repeat, args.slow_repeat, None
         )
-        emit(CONVERSION_HEAD + rows_n + [""])
         writer.convert_onnx_to_ort(many, tmp / "many.ort")
-        emit(
-            OTHER_HEAD
-            + metadata_rows(many, args.repeat, title_n)
-            + session_rows(many, tmp / "many.ort", args.repeat, title_n)
-            + [""]
+        rows_n += metadata_rows(many, args.repeat) + session_rows(
+            many, tmp / "many.ort", args.repeat
         )
-        emit(["Targets:", ""] + [f"- {x}" for x in targets + targets_n])
         if args.sizes or args.plot is not None:
             shutil.rmtree(tmp / "ortconv", ignore_errors=True)
             for f in tmp.iterdir():
@@ -540,9 +564,7 @@ def main(argv: list[str] | None = None) -> int:
                 for f in tmp.iterdir():
                     if f.is_file():
                         f.unlink()
-            emit(["", "Convert time against size, median (min-max):", "", *sweep_rows(points)])
-        load_after = os.getloadavg()[0]
-        print(f"\nload average after: {load_after:.2f}")
+        load_after = report.loadavg()
         if args.plot is not None:
             fs = "tmpfs" if args.dir.startswith("/dev/shm") else f"files in {args.dir}"
             plot(
@@ -553,6 +575,31 @@ def main(argv: list[str] | None = None) -> int:
                 (load_before, load_after),
                 fs,
             )
+    result = {
+        "command": report.command("bench_ort_write.py", sys.argv[1:] if argv is None else argv),
+        "date": report.today(),
+        "machine": report.machine((load_before, load_after)),
+        "versions": report.versions(
+            numpy=np.__version__,
+            onnx=onnx.__version__,
+            onnxruntime=ort.__version__,
+            flatbuffers=flatbuffers.__version__,
+        ),
+        "method": f"files in {args.dir}, warm cache, rotated rounds, `os.sync()` before "
+        f"each run; medians of {args.repeat} rounds (converter {args.slow_repeat}), range; "
+        "*durable* (the default) fsyncs, onnxruntime's converter does not",
+        "big_title": f"{args.mb:g} MB of float32 weights (8 tensors), .onnx with external data "
+        "-> .ort (alignment 64)",
+        "big": rows,
+        "many_title": f"{args.nodes} small nodes (Add/Mul/Sub/Relu), .onnx -> .ort ({many_size})",
+        "many": rows_n,
+        "sizes": sweep_rows(points) if len(points) > 1 else [],
+    }
+    text = render(result)
+    print(text)
+    print("Targets:\n\n" + "\n".join(f"- {x}" for x in targets + targets_n))
+    if args.markdown is not None:
+        report.update(args.markdown, "ort-write", text)
     return 0
 
 

@@ -499,11 +499,11 @@ def test_unknown_commands_fail() -> None:
 
 def test_pages_have_runnable_blocks() -> None:
     """The scan finds the blocks that issue 21 names: README's python and its `dsdl encode`
-    line (run as written), and the complete C program of docs/dsdl-c.md."""
+    line (run as written), and the complete C program of docs/dsdl.md."""
     readme = [b for b in RUN if b.page.name == "README.md"]
     assert {"python", "sh"} <= {b.lang for b in readme}
     lines = [c.text for b in readme if b.lang in SHELL for c in commands_of(b)]
     encode = [t for t in lines if t.startswith("wireplan dsdl encode ")]
     assert encode and all(classify(t)[0] == "run" for t in encode)
-    c_programs = [b for b in RUN if b.lang in C and b.page.name == "dsdl-c.md"]
+    c_programs = [b for b in RUN if b.lang in C and b.page.name == "dsdl.md"]
     assert c_programs and all("int main(void)" in b.text for b in c_programs)
