@@ -5,12 +5,12 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass
 
+import flatbuffers
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import flatbuffers
 from wireplan import ArgumentError, DecodeError, LimitError, NotFoundError
 from wireplan.flatbuffers.reader import Limits, TableReader, read_root
 from wireplan.flatbuffers.schema import Field, Schema, TypeRef
