@@ -2,7 +2,7 @@
 
 pydsdl parses and checks the namespaces; this module turns its types into
 wireplan's plain model (:mod:`.model`), carrying over the facts pydsdl
-proves about offsets (``iterate_fields_with_offsets``, bit length sets)
+proves about offsets (the structure of its bit length sets, never expanded)
 as :class:`~.model.Offsets`.
 """
 
@@ -185,16 +185,65 @@ def source_digest(roots: Sequence[Path], lookup: Sequence[Path]) -> str:
     return h.hexdigest()[:24]
 
 
-def _offsets(bls: Any) -> Offsets:
-    residues = 0
-    for r in bls % 64:
-        residues |= 1 << int(r)
-    return Offsets(int(bls.min), int(bls.max), residues)
+def _lengths(t: Any, memo: dict[int, tuple[Any, Offsets]]) -> Offsets:
+    """The bit lengths a serialized ``t`` may have, built the way pydsdl builds its bit
+    length sets but in :class:`~.model.Offsets` arithmetic (bounds, residues modulo 64).
+
+    pydsdl's sets are symbolic and exact, and listing their members (``bls % 64``)
+    expands them: on a type like ``CombinatorialExplosion.0.1`` of nunavut's
+    verification suite that never ends.  These operations never expand a set.
+    """
+    known = memo.get(id(t))
+    if known is not None:
+        return known[1]
+    if isinstance(t, pydsdl.DelimitedType):
+        unit = int(t.alignment_requirement)
+        body = Offsets.exact(unit).repeat_range(int(t.extent) // unit)
+        out = Offsets.exact(int(t.delimiter_header_type.bit_length)) + body
+    elif isinstance(t, pydsdl.UnionType):
+        variants = [_lengths(f.data_type, memo) for f in t.fields]
+        either = variants[0]
+        for v in variants[1:]:
+            either = either | v
+        out = (Offsets.exact(int(t.tag_field_type.bit_length)) + either).pad_to(
+            int(t.alignment_requirement)
+        )
+    elif isinstance(t, pydsdl.CompositeType):
+        ends = [end for _, end in _field_offsets(t, memo, ends=True)]
+        out = (ends[-1] if ends else Offsets.exact(0)).pad_to(int(t.alignment_requirement))
+    elif isinstance(t, pydsdl.FixedLengthArrayType):
+        out = _lengths(t.element_type, memo).repeat(int(t.capacity))
+    elif isinstance(t, pydsdl.VariableLengthArrayType):
+        prefix = Offsets.exact(int(t.length_field_type.bit_length))
+        out = prefix + _lengths(t.element_type, memo).repeat_range(int(t.capacity))
+    else:
+        out = Offsets.exact(int(t.bit_length))
+    memo[id(t)] = (t, out)  # the type is kept so that its id is not reused
+    return out
+
+
+def _field_offsets(
+    t: Any, memo: dict[int, tuple[Any, Offsets]], *, ends: bool = False
+) -> Iterator[tuple[Any, Offsets]]:
+    """``(field, offset)`` of a structure or union's fields, as
+    ``iterate_fields_with_offsets`` lays them out; with ``ends`` the offset after each field."""
+    if isinstance(t, pydsdl.UnionType):
+        at = Offsets.exact(int(t.tag_field_type.bit_length))
+        for f in t.fields:
+            yield f, at + _lengths(f.data_type, memo) if ends else at
+        return
+    at = Offsets.exact(0)
+    for f in t.fields:
+        at = at.pad_to(int(f.data_type.alignment_requirement))
+        after = at + _lengths(f.data_type, memo)
+        yield f, after if ends else at
+        at = after
 
 
 class _Reader:
     def __init__(self) -> None:
         self.done: dict[tuple[str, int, int], Composite] = {}
+        self.lengths: dict[int, tuple[Any, Offsets]] = {}
 
     def composite(self, t: Any) -> Composite:
         sealed = not isinstance(t, pydsdl.DelimitedType)
@@ -218,9 +267,9 @@ class _Reader:
             source=t,
         )
         self.done[key] = c  # before the fields: a type may be reached again through them
-        for f, off in inner.iterate_fields_with_offsets(pydsdl.BitLengthSet(0)):
+        for f, off in _field_offsets(inner, self.lengths):
             name = "" if isinstance(f, pydsdl.PaddingField) else f.name
-            c.fields.append(Field(name, self.data_type(f.data_type), _offsets(off)))
+            c.fields.append(Field(name, self.data_type(f.data_type), off))
         c.constants = [_constant(k) for k in inner.constants]
         return c
 
