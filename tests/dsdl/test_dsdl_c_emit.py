@@ -22,7 +22,13 @@ import pytest
 
 import wireplan.dsdl as dsdl
 from wireplan.cli import main
-from wireplan.dsdl.compiler.emit_c import SUPPORT_HEADER, c_name, header_path, strop
+from wireplan.dsdl.compiler.emit_c import (
+    SUPPORT_HEADER,
+    SUPPORT_HEADERS,
+    c_name,
+    header_path,
+    strop,
+)
 from wireplan.errors import WireplanError
 
 from ._support import CORNER, REG, REPO, UAVCAN, serializable, unwrap
@@ -71,7 +77,7 @@ def wp_out(tmp_path_factory: pytest.TempPathFactory, corner_copy: Path) -> Path:
     return out
 
 
-def _headers(folder: Path, skip: str) -> set[str]:
+def _headers(folder: Path, skip: str | tuple[str, ...]) -> set[str]:
     return {
         p.relative_to(folder).as_posix()
         for p in folder.rglob("*.h")
@@ -81,11 +87,119 @@ def _headers(folder: Path, skip: str) -> set[str]:
 
 def test_same_files(nnvg_out: Path, wp_out: Path) -> None:
     theirs = _headers(nnvg_out, "nunavut/")
-    mine = _headers(wp_out, "wireplan/")
+    mine = _headers(wp_out, ("wireplan/", "nunavut/"))
     assert mine == theirs
     assert "uavcan/_register/Value_1_0.h" in mine
     assert "reg/udral/service/battery/_0_1.h" in mine
-    assert (wp_out / SUPPORT_HEADER).is_file()
+    assert set(SUPPORT_HEADERS) == {SUPPORT_HEADER, "nunavut/support/serialization.h"}
+    for path in SUPPORT_HEADERS:
+        assert (wp_out / path).is_file()
+    assert (nnvg_out / "nunavut/support/serialization.h").is_file()  # the name is nunavut's
+
+
+# The warning flags of nunavut's verification suite (verification/cmake/compiler_flag_sets),
+# for C and, for C headers compiled as C++, with its C++ additions.
+STRICT_C = [
+    "-pedantic", "-Wall", "-Wextra", "-Werror", "-Wshadow", "-Wfloat-equal", "-Wconversion",
+    "-Wunused-parameter", "-Wunused-variable", "-Wunused-value", "-Wcast-align",
+    "-Wmissing-declarations", "-Wmissing-field-initializers", "-Wdouble-promotion",
+    "-Wswitch-enum", "-Wtype-limits",
+]  # fmt: skip
+STRICT_CXX = [
+    *STRICT_C, "-Wsign-conversion", "-Wsign-promo", "-Wzero-as-null-pointer-constant",
+    "-Wnon-virtual-dtor", "-Woverloaded-virtual", "-Wno-old-style-cast",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("who", ["wireplan", "nunavut"])
+@pytest.mark.parametrize(("lang", "flags"), [("c", ["-std=c11", *STRICT_C]),
+                                             ("c++", ["-std=c++17", *STRICT_CXX])])  # fmt: skip
+@pytest.mark.parametrize("opt", ["-O0", "-O2"])
+def test_strict_warnings(
+    nnvg_out: Path, wp_out: Path, tmp_path: Path, who: str, lang: str, flags: list[str], opt: str
+) -> None:
+    """Every header, as C11 and as C++17, under nunavut's verification flags: no warning.
+    nunavut's own headers pass too (they show the flags are the suite's, not made up)."""
+    out = wp_out if who == "wireplan" else nnvg_out
+    compiler = shutil.which("g++" if lang == "c++" else "gcc")
+    assert compiler is not None, f"the {lang} compiler is needed"
+    headers = sorted(_headers(out, "wireplan/"))  # nunavut/support/serialization.h included
+    src = tmp_path / ("all.cpp" if lang == "c++" else "all.c")
+    src.write_text("".join(f"#include <{h}>\n" for h in headers))
+    done = subprocess.run(
+        [compiler, *flags, opt, f"-I{out}", "-c", str(src), "-o", str(tmp_path / "all.o")],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    assert "warning" not in done.stderr
+
+
+NUNAVUT_STYLE_APP = r"""
+#include <nunavut/support/serialization.h>
+
+#if NUNAVUT_SUPPORT_LANGUAGE_OPTION_ENABLE_OVERRIDE_VARIABLE_ARRAY_CAPACITY == 1
+#    define uavcan_primitive_String_1_0_value_ARRAY_CAPACITY_ 4U
+#endif
+#include <uavcan/primitive/String_1_0.h>
+
+#include <stdio.h>
+
+static_assert(uavcan_primitive_String_1_0_value_ARRAY_CAPACITY_ == 256U, "capacity");
+static_assert(NUNAVUT_SUPPORT_LANGUAGE_OPTION_OMIT_SERIALIZATION_SUPPORT == 0, "serialization");
+
+int main(void)
+{
+    uavcan_primitive_String_1_0 s;
+    uavcan_primitive_String_1_0_initialize_(&s);
+    s.value.count = 2U;
+    s.value.elements[0] = (uint8_t) 'h';
+    s.value.elements[1] = (uint8_t) 'i';
+    uint8_t buf[uavcan_primitive_String_1_0_SERIALIZATION_BUFFER_SIZE_BYTES_ - 1U];
+    size_t size = sizeof(buf);
+    const int8_t short_rc = uavcan_primitive_String_1_0_serialize_(&s, buf, &size);
+    uint8_t room[uavcan_primitive_String_1_0_SERIALIZATION_BUFFER_SIZE_BYTES_];
+    size = sizeof(room);
+    const int8_t rc = uavcan_primitive_String_1_0_serialize_(&s, room, &size);
+    printf("%d %d %d %zu", short_rc == -NUNAVUT_ERROR_SERIALIZATION_BUFFER_TOO_SMALL,
+           rc == NUNAVUT_SUCCESS, NUNAVUT_ERROR_REPRESENTATION_BAD_UNION_TAG, size);
+    for (size_t i = 0; i < size; i++)
+    {
+        printf(" %02x", room[i]);
+    }
+    printf("\n");
+    return 0;
+}
+"""
+
+
+def test_code_that_includes_nunavuts_support_header(
+    nnvg_out: Path, wp_out: Path, tmp_path: Path
+) -> None:
+    """An application that includes nunavut/support/serialization.h for its macros and calls
+    static_assert builds on both outputs, under the strict flags, and prints the same."""
+    _need_tools()
+    assert GCC is not None
+    src = tmp_path / "app.c"
+    src.write_text(NUNAVUT_STYLE_APP)
+    printed = []
+    for out in (wp_out, nnvg_out):
+        exe = tmp_path / f"app_{out.name}"
+        cmd = [GCC, "-std=c11", *STRICT_C, f"-I{out}", str(src), "-o", str(exe)]
+        built = subprocess.run(cmd, capture_output=True, text=True)
+        assert built.returncode == 0, built.stderr[-4000:]
+        printed.append(subprocess.run([exe], capture_output=True, text=True, check=True).stdout)
+    assert printed[0] == printed[1] == "1 1 11 4 02 00 68 69\n"
+
+
+def test_support_header_of_another_tool_is_not_replaced(tmp_path: Path) -> None:
+    theirs = tmp_path / "nunavut" / "support" / "serialization.h"
+    theirs.parent.mkdir(parents=True)
+    theirs.write_text("/* nunavut's */\n")
+    with pytest.raises(WireplanError, match="was not written by wireplan"):
+        dsdl.compile(CORNER, output=tmp_path, language="c")
+    assert theirs.read_text() == "/* nunavut's */\n"
+    assert not (tmp_path / "corner").exists()
 
 
 def test_names() -> None:

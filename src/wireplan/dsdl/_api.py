@@ -201,11 +201,12 @@ def _write_c(
     A compiled root's folder is replaced whole (no stale headers); the
     headers of a lookup namespace are written one by one into its folder, so
     the headers already there (from compiling that namespace before) stay.
-    The support header goes to ``output/wireplan/dsdl/support.h``.  A
-    namespace folder that wireplan did not write is never touched.
+    The support headers go to ``output/wireplan/dsdl/support.h`` and
+    ``output/nunavut/support/serialization.h`` (the name nunavut gives its own).
+    A namespace folder that wireplan did not write is never touched.
     """
     from wireplan.dsdl import compiler
-    from wireplan.dsdl.compiler.emit_c import SUPPORT_HEADER, generate_c
+    from wireplan.dsdl.compiler.emit_c import SUPPORT_HEADERS, generate_c
     from wireplan.dsdl.compiler.plan_c import annotate
 
     types = compiler.read_types(roots, lookup, progress)
@@ -214,8 +215,16 @@ def _write_c(
     for plan in compiler.plans(types):
         lay = annotate(compiler.report(plan), cplans[plan.type.key])
         layouts.setdefault(lay.name.split(".")[0], []).append(lay.to_dict())
-    support_top = SUPPORT_HEADER.split("/")[0]
-    tops = sorted({rel.split("/")[0] for rel in files} - {support_top})
+    for path in SUPPORT_HEADERS:
+        there = output / path
+        if there.is_file() and b"wireplan" not in there.read_bytes():
+            raise FileError(
+                f"{there}: exists and was not written by wireplan's C backend (nunavut's "
+                "output?); not replacing it (choose another output folder)",
+                str(there),
+            )
+    support_tops = {path.split("/")[0] for path in SUPPORT_HEADERS}
+    tops = sorted({rel.split("/")[0] for rel in files} - support_tops)
     compiled = {_root_name(r) for r in roots}
     for top in tops:
         dest = output / top
@@ -242,7 +251,8 @@ def _write_c(
             _put(folder / LAYOUT_FILE, layout_text, direct)
             build = {"generator": compiler.source_digest([], []), "language": "c"}
             _put(folder / C_BUILD_FILE, json.dumps(build).encode(), direct)
-        _put(output / SUPPORT_HEADER, files[SUPPORT_HEADER].encode(), durable)
+        for path in SUPPORT_HEADERS:
+            _put(output / path, files[path].encode(), durable)
         swap_in(top for top in tops if (staging / top).exists())
 
 

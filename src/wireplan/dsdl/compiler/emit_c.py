@@ -21,16 +21,30 @@ from .c_steps import Deserializer, Serializer
 from .model import Array, Composite, Constant, DataType, Primitive, Service, TopType
 from .plan_c import CMoves, c_moves
 
-__all__ = ["SUPPORT_HEADER", "c_name", "generate_c", "header_path", "strop", "support_text"]
+__all__ = [
+    "SUPPORT_HEADER",
+    "SUPPORT_HEADERS",
+    "c_name",
+    "generate_c",
+    "header_path",
+    "strop",
+    "support_text",
+]
 
 SUPPORT_HEADER = "wireplan/dsdl/support.h"
+#: The support headers of every output (relative path -> package data file): wireplan's own,
+#: and the name nunavut's support header has, for application code that includes it.
+SUPPORT_HEADERS = {
+    SUPPORT_HEADER: "wireplan_dsdl_support.h",
+    "nunavut/support/serialization.h": "nunavut_serialization.h",
+}
 
 
-def support_text() -> str:
-    """The support header's text (package data)."""
+def support_text(path: str = SUPPORT_HEADER) -> str:
+    """The text of the support header at ``path`` in an output folder (package data)."""
     return (
         resources.files("wireplan.dsdl.compiler")
-        .joinpath("c/wireplan_dsdl_support.h")
+        .joinpath(f"c/{SUPPORT_HEADERS[path]}")
         .read_text(encoding="utf-8")
     )
 
@@ -228,7 +242,7 @@ def generate_c(
     C moves by type key.  Service halves are written in their service's header."""
     comps = _reachable(types)
     moves = {key: c_moves(t) for key, t in comps.items()}
-    files: dict[str, str] = {SUPPORT_HEADER: support_text()}
+    files = {path: support_text(path) for path in SUPPORT_HEADERS}
     halves: set[tuple[str, int, int]] = set()
     for t in types:
         if isinstance(t, Service):

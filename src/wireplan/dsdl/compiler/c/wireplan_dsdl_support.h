@@ -11,6 +11,7 @@
 #ifndef WIREPLAN_DSDL_SUPPORT_H_INCLUDED
 #define WIREPLAN_DSDL_SUPPORT_H_INCLUDED
 
+#include <assert.h> /* static_assert for code that includes generated headers, as nunavut's give it */
 #include <float.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -183,7 +184,7 @@ static inline uint16_t wireplanF16Pack(const float x, const bool saturate)
     else if (b < 0x38800000UL) /* below 2**-14: a subnormal half or zero */
     {
         const float magic = wireplanF32From(0x3F000000UL); /* 0.5: its ulp is 2**-24 */
-        out = wireplanF32Bits(wireplanF32From(b) + magic) - 0x3F000000UL;
+        out = wireplanF32Bits(wireplanF32From(b) + magic) - UINT32_C(0x3F000000);
     }
     else
     {
