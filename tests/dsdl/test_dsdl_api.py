@@ -182,16 +182,20 @@ def test_public_functions_are_the_methods(wp_corner: dict[str, ModuleType]) -> N
 
 
 def test_constructor_reads_like_an_init(wp_corner: dict[str, ModuleType]) -> None:
-    """The keyword constructor is a metaclass ``__call__`` (so that decoders can
+    """The constructor is a metaclass ``__call__`` (so that decoders can
     allocate through ``type.__call__``, which needs a class without ``__init__``),
     but it shows and fails like the ``__init__`` it replaces."""
     ns = wp_corner["corner"]
     assert "__init__" not in vars(ns.Inner_1_0)  # else decoding would run it
-    assert str(inspect.signature(ns.Inner_1_0)) == "(*, x=0, y=False, z=0)"
+    assert str(inspect.signature(ns.Inner_1_0)) == "(x=0, y=False, z=0)"
     with pytest.raises(TypeError, match=r"^Inner_1_0\(\) got an unexpected keyword argument 'w'"):
         ns.Inner_1_0(w=1)
-    with pytest.raises(TypeError, match=r"^Inner_1_0\(\) takes 1 positional argument"):
-        ns.Inner_1_0(5)  # type: ignore[misc]
+    with pytest.raises(TypeError, match=r"^Inner_1_0\(\) takes from 1 to 4 positional arguments"):
+        ns.Inner_1_0(5, True, -3, 1)
+    with pytest.raises(TypeError, match=r"^Inner_1_0\(\) got multiple values for argument 'x'"):
+        ns.Inner_1_0(5, x=1)
+    assert ns.Inner_1_0(5, True, -3) == ns.Inner_1_0(x=5, y=True, z=-3)
+    assert str(inspect.signature(ns.U_1_0)).startswith("(*, ")  # a union: by keyword
     assert type(ns.Inner_1_0).__name__ == "Inner_1_0_type"
     a = ns.Inner_1_0(x=5, y=True, z=-3)
     decoded = ns.Inner_1_0.deserialize(a.serialize())

@@ -82,7 +82,7 @@ def _class_lines(
     cls.append("")
     if t.union:
         union_params = ", ".join(f"{attr(f.name)}=None" for f in fields)
-        ctor.append(f"    def __call__(cls, *, {union_params}):")
+        ctor.append(f"    def __call__(cls, *, {union_params}):")  # keywords, as nunavut's
         ctor.append(f"        self = _new_{ident}() if cls is {ident} else _new(cls)")
         ctor.append("        self._tag = -1")
         for k, f in enumerate(fields):
@@ -119,7 +119,8 @@ def _class_lines(
                 body.append(
                     f"        self.{a} = {_fresh_default(context, f.type)} if {a} is None else {a}"
                 )
-        ctor.append(f"    def __call__(cls, *, {', '.join(params)}):")
+        # positional or keyword, in field order, as nunavut's classes take them
+        ctor.append(f"    def __call__(cls, {', '.join(params)}):")
         ctor.append(f"        self = _new_{ident}() if cls is {ident} else _new(cls)")
         ctor.extend(body)
         ctor.append("        return self")
