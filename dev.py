@@ -29,7 +29,10 @@ this file (or $WIREPLAN_VENV) with the newest pinned peers
 older onnxruntime releases wireplan supports (constraints/ort-*.txt). Each is
 created on first use and refreshed when pyproject.toml, its constraints file or
 this file change. `.venv-nunavut-3.1/` holds nunavut 3.1, whose C output the
-DSDL C backend is tested and measured against. `.venv-demo/` (`demo` without a
+DSDL C backend is tested and measured against. The DSDL C tests also run on
+real targets (s390x and powerpc, big-endian; armhf; aarch64) through Debian's
+cross compilers and qemu user mode, which `setup` and `test` install with
+apt-get when run as root (else they print the packages). `.venv-demo/` (`demo` without a
 main environment) holds `-e .[all]`: no torch, no test tools. The wheel step
 installs the built wheel into `.venv-wheel-bare/` (no extras: the demo must skip
 the parts it cannot run, in one line each) and `.venv-wheel-all/` (`[all]`: every
@@ -100,6 +103,7 @@ DEMO = Env("demo", ROOT / ".venv-demo", ["-e", ".[all]"], "dev.txt", [])
 PACKAGE_DATA = (
     "wireplan/__init__.py",
     "wireplan/dsdl/compiler/c/wireplan_dsdl_support.h",
+    "wireplan/dsdl/compiler/c/nunavut_serialization.h",
     "wireplan/dsdl/example/demo/Command.1.0.dsdl",
     "wireplan/dsdl/example/demo/Configure.1.0.dsdl",
     "wireplan/dsdl/example/demo/Status.1.0.dsdl",
@@ -151,6 +155,41 @@ def setup(env: Env = MAIN) -> None:
                 _say(f"pip {' '.join(args)} failed ({code}); the whole log is in {log}")
                 sys.exit(code)
     env.stamp.write_text(want)
+
+
+# The real targets of the DSDL C tests (tests/dsdl/test_dsdl_c.py TARGETS): Debian's cross
+# compilers and qemu user mode; command -> the Debian packages that bring it.
+CROSS_TOOLS = {
+    "s390x-linux-gnu-gcc": ["gcc-s390x-linux-gnu", "libc6-dev-s390x-cross"],
+    "powerpc-linux-gnu-gcc": ["gcc-powerpc-linux-gnu", "libc6-dev-powerpc-cross"],
+    "arm-linux-gnueabihf-gcc": ["gcc-arm-linux-gnueabihf", "libc6-dev-armhf-cross"],
+    "aarch64-linux-gnu-gcc": ["gcc-aarch64-linux-gnu", "libc6-dev-arm64-cross"],
+    "qemu-s390x-static": ["qemu-user-static"],
+}
+
+
+def cross_tools() -> bool:
+    """Install the missing cross tools with apt-get where this runs as root on Debian;
+    elsewhere say which packages to install.  True when every tool is there."""
+    import shutil
+
+    missing = sorted({p for tool, pkgs in CROSS_TOOLS.items() if not shutil.which(tool)
+                      for p in pkgs})  # fmt: skip
+    if not missing:
+        return True
+    apt = shutil.which("apt-get")
+    if apt is None or os.geteuid() != 0:
+        _say("the cross-target tests need Debian's " + " ".join(missing) + " (apt-get install)")
+        return False
+    _say("installing the cross compilers and qemu-user: " + " ".join(missing))
+    install = [apt, "install", "-y", "-q", "--no-install-recommends", *missing]
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    if subprocess.call(install, stdout=subprocess.DEVNULL, env=env):
+        subprocess.call([apt, "update", "-q"], stdout=subprocess.DEVNULL, env=env)
+        if subprocess.call(install, env=env):
+            _say("apt-get install failed: " + " ".join(missing))
+            return False
+    return all(shutil.which(tool) for tool in CROSS_TOOLS)
 
 
 def _old_env_tests(env: Env, args: list[str]) -> int:
@@ -299,6 +338,7 @@ def test(args: list[str]) -> int:
     ]
     setup(NUNAVUT)
     os.environ.setdefault("WIREPLAN_NNVG", str(NUNAVUT.bin / "nnvg"))
+    cross_tools()  # without them the cross-target tests skip (and fail under CI=true)
     failed = []
     for name, cmd in steps:
         _say(name)
@@ -382,7 +422,7 @@ def main(argv: list[str]) -> int:
     if command == "setup":
         for env in (*OLD.values(), NUNAVUT):
             setup(env)
-        return 0
+        return 0 if cross_tools() else 1
     if command == "fuzz":
         return fuzz(rest)
     if command == "bench":

@@ -403,11 +403,54 @@ def _table_source(types: list[tuple[int, Any]], part: int) -> str:
     return "".join(lines)
 
 
+@dataclass(frozen=True)
+class Target:
+    """A real target through Debian's cross compiler, the harness run under qemu user mode."""
+
+    triple: str  # the compiler is ``{triple}-gcc``
+    qemu: str
+    big_endian: bool
+    pointer_bits: int
+
+    @property
+    def gcc(self) -> str:
+        return _need_tool(f"{self.triple}-gcc")
+
+    def runner(self) -> list[str]:
+        return [_need_tool(self.qemu)]
+
+
+# dev.py installs these (Debian: gcc-<triple> with libc6-dev-<arch>-cross, qemu-user-static).
+TARGETS = {
+    "s390x": Target("s390x-linux-gnu", "qemu-s390x-static", True, 64),
+    "powerpc": Target("powerpc-linux-gnu", "qemu-ppc-static", True, 32),
+    "armhf": Target("arm-linux-gnueabihf", "qemu-arm-static", False, 32),
+    "aarch64": Target("aarch64-linux-gnu", "qemu-aarch64-static", False, 64),
+}
+# Cross builds have no sanitizers (qemu-user does not run ASan's shadow memory); they link
+# statically so that qemu needs no target libraries.
+CROSS_CFLAGS = ["-std=c11", "-Wall", "-Wextra", "-Werror", "-g0", "-static"]
+
+
+def _need_tool(name: str) -> str:
+    found = shutil.which(name)
+    if found is None:
+        pytest.skip(f"{name} not found (python3 dev.py setup installs the cross tools)")
+    return found
+
+
 def build_harness(
-    headers: Headers, types: list[Any], folder: Path, defines: list[str], opt: str
+    headers: Headers,
+    types: list[Any],
+    folder: Path,
+    defines: list[str],
+    opt: str,
+    target: Target | None = None,
 ) -> Path:
-    """Compile the harness over ``types`` in two translation units (the machine's two cores)."""
-    gcc = _gcc()
+    """Compile the harness over ``types`` in two translation units (the machine's two cores),
+    natively under the sanitizers or, for a ``target``, with its cross compiler."""
+    gcc = _gcc() if target is None else target.gcc
+    cflags = CFLAGS if target is None else CROSS_CFLAGS
     folder.mkdir(parents=True)
     indexed = list(enumerate(types))
     parts = [indexed[: len(indexed) // 2], indexed[len(indexed) // 2 :]]
@@ -419,7 +462,7 @@ def build_harness(
     index.append(f"const struct harness_part harness_parts[] = {{{entries}}};\n")
     index.append(f"const size_t harness_part_count = {len(parts)};\n")
     (folder / "index.c").write_text("".join(index))
-    flags = [*CFLAGS, opt, *(f"-D{d}" for d in defines), f"-I{headers.out}", f"-I{C_DIR}"]
+    flags = [*cflags, opt, *(f"-D{d}" for d in defines), f"-I{headers.out}", f"-I{C_DIR}"]
     sources = [folder / "part0.c", folder / "part1.c", folder / "index.c", C_DIR / "harness.c"]
 
     def cc(src: Path) -> Path:
@@ -430,7 +473,7 @@ def build_harness(
     with ThreadPoolExecutor(2) as pool:
         objects = list(pool.map(cc, sources))
     exe = folder / "harness"
-    _compile([gcc, *CFLAGS, *(str(o) for o in objects), "-o", str(exe)])
+    _compile([gcc, *cflags, *(str(o) for o in objects), "-o", str(exe)])
     return exe
 
 
@@ -455,15 +498,21 @@ def run_exe(cmd: list[str | Path], cases: list[Case] | None = None) -> str:
 
 # ---------------------------------------------------------------- tests
 
-# (producer, forced generic path, optimization): wireplan's fast path as a release build
+# (producer, forced generic path, optimization, target): wireplan's fast path as a release build
 # compiles it, its portable path, and nunavut's headers, which check the harness itself
 # (gcc 12 rejects them at -O2 with -Werror: a false -Warray-bounds in `_initialize_`).
-BUILDS = {
-    "wireplan": ("wireplan", False, "-O2"),
-    "generic": ("wireplan", True, "-O0"),
-    "nunavut": ("nunavut", False, "-O0"),
-    "nunavut_full": ("nunavut_full", False, "-O0"),
+BUILDS: dict[str, tuple[str, bool, str, str | None]] = {
+    "wireplan": ("wireplan", False, "-O2", None),
+    "generic": ("wireplan", True, "-O0", None),
+    "nunavut": ("nunavut", False, "-O0", None),
+    "nunavut_full": ("nunavut_full", False, "-O0", None),
 }
+# Every real target, with the fast build (the headers choose their path by the target's byte
+# order) and the portable path forced.
+for _name in TARGETS:
+    BUILDS[_name] = ("wireplan", False, "-O2", _name)
+    BUILDS[f"{_name}_generic"] = ("wireplan", True, "-O2", _name)
+CROSS_BUILDS = [b for b, (_, _, _, target) in BUILDS.items() if target is not None]
 
 
 @dataclass
@@ -487,7 +536,9 @@ def harness_runs(
     def run(build: str) -> Run:
         if build in done:
             return done[build]
-        producer, generic, opt = BUILDS[build]
+        producer, generic, opt, target_name = BUILDS[build]
+        target = TARGETS[target_name] if target_name else None
+        runner = target.runner() if target else []
         headers: Headers = request.getfixturevalue(f"{producer}_headers")
         if generic:
             assert any(GENERIC_MACRO in h.read_text() for h in headers.out.rglob("*.h")), (
@@ -495,9 +546,9 @@ def harness_runs(
             )
         folder = tmp_path_factory.mktemp(f"harness-{build}")
         defines = [GENERIC_MACRO] if generic else []
-        exe = build_harness(headers, headers.types, folder / "build", defines, opt)
+        exe = build_harness(headers, headers.types, folder / "build", defines, opt, target)
 
-        listed = run_exe([exe, "list"]).splitlines()
+        listed = run_exe([*runner, exe, "list"]).splitlines()
         assert len(listed) == len(headers.types)
         for line, t in zip(listed, headers.types, strict=True):
             _, name, _, size, extent = line.split()
@@ -506,7 +557,8 @@ def harness_runs(
         indexed = [(i, c) for i, t in enumerate(headers.types) for c in c_cases[c_name(t)]]
         (folder / "cases.bin").write_bytes(b"".join(c.record(i) for i, (c, _) in indexed))
         cases = [c for _, c in indexed]
-        lines = run_exe([exe, "run", folder / "cases.bin"], [c for c, _ in cases]).splitlines()
+        cmd = [*runner, exe, "run", folder / "cases.bin"]
+        lines = run_exe(cmd, [c for c, _ in cases]).splitlines()
         assert len(lines) == len(cases)
         done[build] = Run(headers, cases, lines)
         return done[build]
@@ -540,7 +592,7 @@ def test_round_trips(
         print(f"{build}: {what}: {len(names)} types")
 
 
-@pytest.mark.parametrize("build", ["wireplan", "generic"])
+@pytest.mark.parametrize("build", ["wireplan", "generic", *CROSS_BUILDS])
 def test_same_outcomes_as_nunavut(harness_runs: Callable[[str], Run], build: str) -> None:
     """Where pydsdl leaves room (bytes consumed, which error, a buffer between the message's
     size and the largest), wireplan's headers answer what nunavut's answer, case by case."""
@@ -556,6 +608,36 @@ def test_same_outcomes_as_nunavut(harness_runs: Callable[[str], Run], build: str
     assert not differ, f"{len(differ)} cases differ (wireplan / nunavut):\n" + "\n".join(
         differ[:40]
     )
+
+
+BYTE_ORDER_PROBE = r"""
+#include <wireplan/dsdl/support.h>
+#include <stdio.h>
+int main(void)
+{
+    const uint32_t one = 1U;
+    unsigned char first;
+    memcpy(&first, &one, 1U);
+    printf("memcpy path %d, little-endian %d, pointer bits %u\n", (int) WIREPLAN_DSDL_LE,
+           (int) first, (unsigned) (sizeof(void*) * CHAR_BIT));
+    return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("name", list(TARGETS))
+def test_each_target_picks_its_path(name: str, wireplan_headers: Headers, tmp_path: Path) -> None:
+    """The support header takes the memcpy path on a little-endian target and the portable
+    one on a big-endian target by itself (docs/dsdl.md promises it); the program really ran
+    on that target (its byte order and pointer width)."""
+    target = TARGETS[name]
+    src = tmp_path / "probe.c"
+    src.write_text(BYTE_ORDER_PROBE)
+    exe = tmp_path / "probe"
+    _compile([target.gcc, *CROSS_CFLAGS, f"-I{wireplan_headers.out}", str(src), "-o", str(exe)])
+    le = int(not target.big_endian)
+    want = f"memcpy path {le}, little-endian {le}, pointer bits {target.pointer_bits}\n"
+    assert run_exe([*target.runner(), exe]) == want
 
 
 def _same_value(case: Case, mine: str, theirs: str) -> bool:
