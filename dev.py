@@ -31,7 +31,7 @@ created on first use and refreshed when pyproject.toml, its constraints file or
 this file change. `.venv-nunavut-3.1/` holds nunavut 3.1, whose C output the
 DSDL C backend is tested and measured against. The DSDL C tests also run on
 real targets (s390x and powerpc, big-endian; armhf; aarch64) through Debian's
-cross compilers and qemu user mode, which `setup` and `test` install with
+cross compilers and qemu user mode, and for Cortex-M (arm-none-eabi-gcc), which `setup` and `test` install with
 apt-get when run as root (else they print the packages). `.venv-demo/` (`demo` without a
 main environment) holds `-e .[all]`: no torch, no test tools. The wheel step
 installs the built wheel into `.venv-wheel-bare/` (no extras: the demo must skip
@@ -157,14 +157,15 @@ def setup(env: Env = MAIN) -> None:
     env.stamp.write_text(want)
 
 
-# The real targets of the DSDL C tests (tests/dsdl/test_dsdl_c.py TARGETS): Debian's cross
-# compilers and qemu user mode; command -> the Debian packages that bring it.
+# The real targets of the DSDL C tests (TARGETS of tests/dsdl/test_dsdl_c.py, and Cortex-M in
+# test_dsdl_c_mcu.py): Debian's cross compilers and qemu user mode; command -> its packages.
 CROSS_TOOLS = {
     "s390x-linux-gnu-gcc": ["gcc-s390x-linux-gnu", "libc6-dev-s390x-cross"],
     "powerpc-linux-gnu-gcc": ["gcc-powerpc-linux-gnu", "libc6-dev-powerpc-cross"],
     "arm-linux-gnueabihf-gcc": ["gcc-arm-linux-gnueabihf", "libc6-dev-armhf-cross"],
     "aarch64-linux-gnu-gcc": ["gcc-aarch64-linux-gnu", "libc6-dev-arm64-cross"],
     "qemu-s390x-static": ["qemu-user-static"],
+    "arm-none-eabi-gcc": ["gcc-arm-none-eabi", "libnewlib-arm-none-eabi", "binutils-arm-none-eabi"],
 }
 
 
@@ -442,7 +443,7 @@ def main(argv: list[str]) -> int:
             pip: list[str | Path] = [PY, "-m", "pip", "--disable-pip-version-check", "install"]
             if _run(*pip, "-q", "-c", MAIN.constraints, "-e", ".[bench]"):
                 return 1
-        if rest[0] == "dsdl_c":  # measured against nunavut 3.1's C output
+        if rest[0] in ("dsdl_c", "dsdl_c_size"):  # measured against nunavut 3.1's C output
             setup(NUNAVUT)
             os.environ.setdefault("WIREPLAN_NNVG", str(NUNAVUT.bin / "nnvg"))
         return _run(PY, ROOT / "benchmarks" / f"bench_{rest[0]}.py", *rest[1:])

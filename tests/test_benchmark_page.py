@@ -60,6 +60,10 @@ SECTIONS: dict[str, tuple[str, dict[str, Any]]] = {
             means={"-O2": FAKE, "-Os": FAKE},
         ),
     ),
+    "dsdl-c-size": (
+        "bench_dsdl_c_size",
+        _fake(compiler=FAKE, rows=[], totals=[FAKE, FAKE]),
+    ),
     "ort-read": ("bench_ort_read", _fake(operations=[], sizes=[])),
     "ort-write": (
         "bench_ort_write",
