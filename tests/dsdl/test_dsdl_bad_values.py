@@ -3,6 +3,7 @@ still works, and NaN payload bits survive arrays of every length."""
 
 from __future__ import annotations
 
+import math
 import struct
 from types import ModuleType
 from typing import Any
@@ -206,3 +207,19 @@ def test_nan_payload_bits_survive_arrays_of_every_length(
         assert len(wire) == 1 + count * size
 
     check()
+
+
+def test_float16_lists_with_infinities_of_both_signs(wp_public: dict[str, ModuleType]) -> None:
+    """float16 lists go through struct unless a NaN needs numpy; infinities of both signs
+    make their sum NaN without any NaN element: still the right bytes, both ways."""
+    cls = wp_public["uavcan"].primitive.array.Real16_1_0
+    values = [math.inf, -math.inf, 1.5, -0.0, 65504.0, 6e-8]
+    wire = cls(value=values).serialize()
+    assert wire == bytes([6]) + struct.pack("<6e", *values)
+    back = cls.deserialize(wire).value
+    assert back == list(struct.unpack("<6e", wire[1:])) and math.copysign(1.0, back[3]) == -1.0
+    with_nan = cls.deserialize(bytes([3]) + struct.pack("<3H", 0x7C00, 0xFC00, 0x7E55)).value
+    assert with_nan[:2] == [math.inf, -math.inf] and math.isnan(with_nan[2])
+    assert cls(value=with_nan).serialize()[5:] == struct.pack("<H", 0x7E55)  # payload kept
+    # past the float16 range: saturated (DSDL's default cast mode) to +-65504, as pydsdl does
+    assert cls(value=[1e6, -1e6]).serialize() == bytes([2]) + struct.pack("<2H", 0x7BFF, 0xFBFF)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Callable, Sequence
 from itertools import chain as _chain
+from math import isnan as _isnan
 from typing import Any
 
 import numpy as np
@@ -195,6 +196,14 @@ def pack_f16(values: Sequence[Any]) -> bytes:
     non-number (the caller's slow path then saturates or rejects them)."""
     if values.__class__ not in SEQUENCES:
         raise ArgumentError("not a list, tuple or numpy array")
+    if not isinstance(values, np.ndarray):
+        # struct's ``e`` rounds as numpy does and raises OverflowError the same way, at
+        # half numpy's cost; only a NaN needs numpy (its payload).  The sum is NaN when an
+        # element is, or when infinities of both signs meet (then each element is asked).
+        packed = _f16_struct(len(values)).pack(*values)
+        total = sum(values)
+        if total == total or not any(map(_isnan, values)):
+            return packed
     wide = np.array(values, dtype=np.float64)
     if wide.ndim != 1:
         raise ArgumentError("not a flat sequence of numbers")
@@ -209,8 +218,23 @@ def f16_list(data: Any, count: int, offset: int) -> list[float]:
     """``count`` float16 elements at ``offset`` as a list of floats, NaN payloads kept
     (``struct``'s ``e`` reads every NaN as the canonical one); ``ValueError`` past the
     end of ``data``."""
-    out: list[float] = _frombuffer(data, _F16, count, offset).tolist()
+    out: list[float] = list(_f16_struct(count).unpack_from(data, offset))
+    total = sum(out)
+    if total != total and any(map(_isnan, out)):
+        # a NaN: struct reads the canonical one, numpy keeps the payload
+        out = _frombuffer(data, _F16, count, offset).tolist()
     return out
+
+
+_F16_STRUCTS: dict[int, struct.Struct] = {}
+
+
+def _f16_struct(count: int) -> struct.Struct:
+    """``<{count}e``, compiled once per count (counts are bounded by DSDL capacities)."""
+    found = _F16_STRUCTS.get(count)
+    if found is None:
+        found = _F16_STRUCTS[count] = struct.Struct(f"<{count}e")
+    return found
 
 
 def numpy_from(data: Any, code: str, count: int, offset: int) -> Any:
