@@ -312,6 +312,100 @@ def build_cases(mine: dict[str, Any], theirs: dict[str, Any]) -> list[dict[str, 
     return cases
 
 
+# Random values of random lengths (point 7 of issue 23): the shapes that are slow for a
+# generated serializer (variable-length float and integer arrays of tens to hundreds of
+# elements, unions, nested delimited types) next to the common messages.  Services give
+# both halves.
+RANDOM_TYPES = (
+    "uavcan.primitive.array.Real32.1.0",
+    "uavcan.primitive.array.Natural16.1.0",
+    "uavcan.primitive.array.Integer8.1.0",
+    "uavcan.primitive.String.1.0",
+    "uavcan.register.Value.1.0",
+    "uavcan.register.Access.1.0",
+    "uavcan.register.List.1.0",
+    "uavcan.node.port.List.0.1",
+    "uavcan.node.port.SubjectIDList.0.1",
+    "uavcan.node.GetInfo.1.0",
+    "uavcan.node.Heartbeat.1.0",
+    "uavcan.node.ExecuteCommand.1.1",
+    "uavcan.diagnostic.Record.1.1",
+    "uavcan.file.Read.1.1",
+    "uavcan.pnp.NodeIDAllocationData.2.0",
+    "uavcan.si.sample.velocity.Vector3.1.0",
+    "uavcan.time.Synchronization.1.0",
+)
+RANDOM_VALUES = 30  # per type (per service half)
+RANDOM_LENGTHS = (3, 20, 100, 300)  # the longest a value's arrays may be, drawn per value
+
+
+def random_cases(mine: Any, theirs: Any, seed: int = 7) -> list[dict[str, Any]]:
+    """Per type (half): pydsdl's bytes of random values, and each side's classes.
+
+    The values come from the test suite's generator (``tests/dsdl/_values.py``):
+    numbers from their bit patterns with the range ends often, arrays empty, as long
+    as the drawn bound allows, or in between.
+    """
+    import importlib
+    import random
+
+    sys.path.insert(0, str(REPO))
+    from tests.dsdl._values import random_value
+
+    rng = random.Random(seed)
+    found = {f"{t.full_name}.{t.version.major}.{t.version.minor}": t for t in pydsdl.read_namespace(str(UAVCAN), [])}  # fmt: skip
+    cases = []
+    for full in RANDOM_TYPES:
+        t = found[full]
+        *ns, short, major, minor = full.split(".")
+        name = f"{short}_{major}_{minor}"
+        w = getattr(importlib.import_module(".".join([mine.__name__, *ns[1:]])), name)
+        p = getattr(importlib.import_module(".".join(ns)), name)
+        halves = [(None, t, w, p)]
+        if isinstance(t, pydsdl.ServiceType):
+            halves = [(h, getattr(t, f"{h.lower()}_type"), getattr(w, h), getattr(p, h))
+                      for h in ("Request", "Response")]  # fmt: skip
+        for half, ht, wcls, pcls in halves:
+            datas = [
+                bytes(pydsdl.serialize(ht, random_value(ht, rng, max_var=rng.choice(RANDOM_LENGTHS))))
+                for _ in range(RANDOM_VALUES)
+            ]  # fmt: skip
+            cases.append(
+                dict(name=full + (f".{half}" if half else ""), w=wcls, p=pcls, datas=datas)
+            )
+    return cases
+
+
+def measure_random(
+    cases: list[dict[str, Any]], repeat: int, budget: float
+) -> list[tuple[Any, ...]]:
+    """``(name, mean bytes, ser x, de x)`` per case: each side's objects as its own
+    deserializer makes them, serialized; the bytes deserialized; ratios per round."""
+    rows = []
+    for case in cases:
+        wcls, pcls, datas = case["w"], case["p"], case["datas"]
+        frags = [[memoryview(d)] for d in datas]
+        wobjs = [wcls.deserialize(d) for d in datas]
+        pobjs = [pycyphal.dsdl.deserialize(pcls, f) for f in frags]
+        for o, d in zip(wobjs, datas, strict=True):
+            assert o.serialize() == d, case["name"]
+        assert all(o is not None for o in pobjs), case["name"]
+        names = dict(
+            wcls=wcls, pcls=pcls, datas=datas, frags=frags, wobjs=wobjs, pobjs=pobjs,
+            pser=pycyphal.dsdl.serialize, pdes=pycyphal.dsdl.deserialize, join=b"".join,
+        )  # fmt: skip
+        stmts = [
+            "for o in wobjs: o.serialize()",
+            "for o in pobjs: join(pser(o))",
+            "for d in datas: wcls.deserialize(d)",
+            "for f in frags: pdes(pcls, f)",
+        ]
+        ws, ps, wd, pd = rates(stmts, names, repeat, budget)
+        size = sum(map(len, datas)) / len(datas)
+        rows.append((case["name"], size, paired(ws, ps), paired(wd, pd)))
+    return rows
+
+
 def check(case: dict[str, Any]) -> None:
     mine = case["w"].serialize()
     theirs = b"".join(pycyphal.dsdl.serialize(case["p"]))
@@ -409,6 +503,14 @@ def main(argv: list[str] | None = None) -> None:
                 (case["name"], len(data), strategy, ws, ps, rs, cs, wd, pd, rd, cd, hand, vs)
             )
 
+        randoms = measure_random(random_cases(w_uavcan, p_uavcan), repeat, budget)
+    print("random values of random lengths (ser x / de x against pycyphal):", file=sys.stderr)
+    for name, size, rs, rd in randoms:
+        print(f"  {name:45s} {size:6.0f} B  ser {rs:5.1f}x  de {rd:5.1f}x", file=sys.stderr)
+    random_ratios = [(x, f"`{n}` {'ser' if i == 0 else 'de'}") for n, _, *xs in randoms
+                     for i, x in enumerate(xs)]  # fmt: skip
+    random_ratios.sort()
+
     result = {
         "command": report.command("bench_dsdl.py", sys.argv[1:] if argv is None else argv),
         "date": report.today(),
@@ -435,6 +537,12 @@ def main(argv: list[str] | None = None) -> None:
         "geomean": f"{geomean(ratios):.1f}x",
         "lowest": f"{min(ratios):.0f}x",
         "hand": [(_label(n), *vs.split(" / ")) for n, *_, vs in rows if vs != "-"],
+        "random": {
+            "types": len(randoms),
+            "values": RANDOM_VALUES,
+            "geomean": f"{geomean([x for x, _ in random_ratios]):.1f}x",
+            "slowest": ", ".join(f"{name} {x:.1f}x" for x, name in random_ratios[:3]),
+        },
         "compile": [
             ("pydsdl parse (`read_namespace`)", f"{parse:.2f}"),
             ("wireplan code generation, after parsing", f"{generate:.2f}"),
@@ -484,6 +592,11 @@ def render(r: dict[str, Any]) -> str:
         ],
         report.table(TYPES, r["types"]),
         [f"Geometric mean of the ratios: **{r['geomean']}**; lowest {r['lowest']}."],
+        [
+            f"Random values of random lengths ({r['random']['values']} per type, arrays up "
+            f"to {RANDOM_LENGTHS[-1]}), {r['random']['types']} `uavcan` types and halves: "
+            f"geometric mean **{r['random']['geomean']}**; slowest {r['random']['slowest']}.",
+        ],
         [
             "wireplan's time over a hand-written `struct` of the same layout (below 1: faster):",
         ],

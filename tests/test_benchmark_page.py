@@ -46,7 +46,15 @@ SECTIONS: dict[str, tuple[str, dict[str, Any]]] = {
     "evalue": ("bench_evalue", _fake(repeat=15, side=4096, tensor=[], scalars=[])),
     "dsdl": (
         "bench_dsdl",
-        _fake(rounds=15, types=[], geomean=FAKE, lowest=FAKE, hand=[], compile=[]),
+        _fake(
+            rounds=15,
+            types=[],
+            geomean=FAKE,
+            lowest=FAKE,
+            hand=[],
+            compile=[],
+            random={"types": FAKE, "values": 30, "geomean": FAKE, "slowest": FAKE},
+        ),
     ),
     "dsdl-loopback": ("bench_dsdl_loopback", _fake(rounds=15, e2e=[], codec=[])),
     "dsdl-c": (
