@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from wireplan.dsdl._bits import LARGE
+
 from .model import Array, Composite, Primitive
 from .plan import Step, uint_wrapper
 from .py_module import (
     _GROUP_CODE,
     _INT_CODE,
-    LARGE,
     SMALL_BOOLS,
     TABLE_CAP,
     ModuleContext,

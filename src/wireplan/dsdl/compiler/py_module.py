@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from wireplan.dsdl._bits import LARGE  # from this many elements on, arrays are numpy arrays
+
 from .languages import PYTHON_CLASS_NAMES, PYTHON_RESERVED
 from .model import Array, Composite, DataType, Primitive
 
@@ -18,7 +20,6 @@ _INT_CODE.update({(8, True): "b", (16, True): "h", (32, True): "i", (64, True): 
 _FLOAT_CODE = {16: "e", 32: "f", 64: "d"}
 _GROUP_CODE = {1: "B", 2: "H", 4: "I", 8: "Q"}
 SMALL_BOOLS = 16  # fixed bool arrays up to this size are packed with inline code
-LARGE = 64  # arrays of numbers or bools with at least this many elements are numpy arrays
 TABLE_CAP = 256  # per-count pack tables up to this capacity are tuples
 
 # Per primitive kind, both directions in one table: (the value of the wire bits ``{raw}``, the
