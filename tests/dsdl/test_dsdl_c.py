@@ -588,6 +588,7 @@ def test_round_trips(
         except AssertionError as ex:
             failures.append(str(ex))
     assert not failures, f"{len(failures)} of {len(run.cases)} cases:\n" + "\n".join(failures[:40])
+    print(f"{build}: {len(run.cases)} cases of {len(run.headers.types)} types")
     for what, names in notes.items():
         print(f"{build}: {what}: {len(names)} types")
 
