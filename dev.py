@@ -31,8 +31,9 @@ created on first use and refreshed when pyproject.toml, its constraints file or
 this file change. `.venv-nunavut-3.1/` holds nunavut 3.1, whose C output the
 DSDL C backend is tested and measured against. The DSDL C tests also run on
 real targets (s390x and powerpc, big-endian; armhf; aarch64) through Debian's
-cross compilers and qemu user mode, and for Cortex-M (arm-none-eabi-gcc), which `setup` and `test` install with
-apt-get when run as root (else they print the packages). `.venv-demo/` (`demo` without a
+cross compilers and qemu user mode, and build for Cortex-M (arm-none-eabi-gcc);
+`setup` and `test` install these with apt-get when run as root (else they print
+the packages). `.venv-demo/` (`demo` without a
 main environment) holds `-e .[all]`: no torch, no test tools. The wheel step
 installs the built wheel into `.venv-wheel-bare/` (no extras: the demo must skip
 the parts it cannot run, in one line each) and `.venv-wheel-all/` (`[all]`: every

@@ -27,9 +27,9 @@ import pydsdl
 import pytest
 
 import wireplan.dsdl as dsdl
-from wireplan.dsdl.compiler.c_names import c_name, header_path
 
-from ._support import CORNER, REG, UAVCAN, serializable, unwrap
+from ._support import CORNER, REG, UAVCAN, serializable
+from .test_dsdl_c import c_header, c_name
 
 CC = "arm-none-eabi-gcc"  # Debian's gcc-arm-none-eabi with libnewlib-arm-none-eabi
 FLAGS = ["-std=c11", "-mthumb", "-Os", "-Wall", "-Wextra", "-Werror", "-Wcast-align=strict"]
@@ -67,19 +67,10 @@ def test_no_pointer_cast_in_generated_code(headers: tuple[Path, list[Any]]) -> N
     assert POINTER_CAST.search("x = *(const uint32_t*) (buf + 1);")  # the pattern finds one
 
 
-def _names(t: Any) -> tuple[str, str]:
-    """The C name of a serializable type and its header (a service half: the service's)."""
-    inner = unwrap(t)
-    name, version = inner.full_name, (inner.version.major, inner.version.minor)
-    parts = name.split(".")
-    top = ".".join(parts[:-1]) if parts[-1] in ("Request", "Response") else name
-    return c_name(name, version), header_path(top, version)
-
-
 def _source(types: list[Any]) -> str:
     lines, seen = [], set()
     for t in types:
-        n, h = _names(t)
+        n, h = c_name(t), c_header(t)
         if n in seen:
             continue
         seen.add(n)
@@ -114,4 +105,4 @@ def test_compiles_for_cortex_m_without_raising_alignment(
         symbols = subprocess.run(
             ["arm-none-eabi-nm", "--defined-only", str(obj)], capture_output=True, text=True
         ).stdout
-        assert symbols.count(" T s_") == len({_names(t)[0] for t in part})
+        assert symbols.count(" T s_") == len({c_name(t) for t in part})

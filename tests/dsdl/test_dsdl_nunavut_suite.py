@@ -8,7 +8,6 @@ lines compared: every test that passes on nunavut's headers must pass on wirepla
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -18,19 +17,13 @@ import pytest
 import wireplan.dsdl as dsdl
 
 from ._support import UAVCAN
+from .test_dsdl_c_emit import NNVG, STRICT_C
 
 SUITE = Path(__file__).resolve().parent / "nunavut_verification"
 ROOTS = [SUITE / "types" / "regulated", SUITE / "types" / "mymsgs", UAVCAN]
-NNVG = Path(os.environ.get("WIREPLAN_NNVG", Path(__file__).resolve().parents[2] / ".venv-nunavut-3.1" / "bin" / "nnvg"))  # fmt: skip
-# The suite's C flags (verification/cmake/compiler_flag_sets/common.cmake) but -Wfloat-equal:
-# test_serialization.c compares floats with == itself (the headers are checked with it in
-# test_dsdl_c_emit.py).
-FLAGS = [
-    "-std=c11", "-pedantic", "-Wall", "-Wextra", "-Werror", "-Wshadow", "-Wconversion",
-    "-Wunused-parameter", "-Wunused-variable", "-Wunused-value", "-Wcast-align",
-    "-Wmissing-declarations", "-Wmissing-field-initializers", "-Wdouble-promotion",
-    "-Wswitch-enum", "-Wtype-limits",
-]  # fmt: skip
+# The suite's C flags but -Wfloat-equal: test_serialization.c compares floats with == itself
+# (the headers are checked with it in test_dsdl_c_emit.py).
+FLAGS = ["-std=c11", *(flag for flag in STRICT_C if flag != "-Wfloat-equal")]
 UNITY_TESTS = ["test_constant", "test_serialization", "test_override_variable_array_capacity"]
 # Test counts per file (RUN_TEST lines): the suite is what was vendored, all of it ran.
 EXPECTED = {"test_constant": 3, "test_serialization": 8, "test_override_variable_array_capacity": 1}

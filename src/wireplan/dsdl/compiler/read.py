@@ -9,8 +9,10 @@ as :class:`~.model.Offsets`.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import logging
+import operator
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -201,16 +203,15 @@ def _lengths(t: Any, memo: dict[int, tuple[Any, Offsets]]) -> Offsets:
         body = Offsets.exact(unit).repeat_range(int(t.extent) // unit)
         out = Offsets.exact(int(t.delimiter_header_type.bit_length)) + body
     elif isinstance(t, pydsdl.UnionType):
-        variants = [_lengths(f.data_type, memo) for f in t.fields]
-        either = variants[0]
-        for v in variants[1:]:
-            either = either | v
+        either = functools.reduce(operator.or_, (_lengths(f.data_type, memo) for f in t.fields))
         out = (Offsets.exact(int(t.tag_field_type.bit_length)) + either).pad_to(
             int(t.alignment_requirement)
         )
     elif isinstance(t, pydsdl.CompositeType):
-        ends = [end for _, end in _field_offsets(t, memo, ends=True)]
-        out = (ends[-1] if ends else Offsets.exact(0)).pad_to(int(t.alignment_requirement))
+        end = Offsets.exact(0)
+        for f, at in _field_offsets(t, memo):
+            end = at + _lengths(f.data_type, memo)
+        out = end.pad_to(int(t.alignment_requirement))
     elif isinstance(t, pydsdl.FixedLengthArrayType):
         out = _lengths(t.element_type, memo).repeat(int(t.capacity))
     elif isinstance(t, pydsdl.VariableLengthArrayType):
@@ -222,22 +223,19 @@ def _lengths(t: Any, memo: dict[int, tuple[Any, Offsets]]) -> Offsets:
     return out
 
 
-def _field_offsets(
-    t: Any, memo: dict[int, tuple[Any, Offsets]], *, ends: bool = False
-) -> Iterator[tuple[Any, Offsets]]:
+def _field_offsets(t: Any, memo: dict[int, tuple[Any, Offsets]]) -> Iterator[tuple[Any, Offsets]]:
     """``(field, offset)`` of a structure or union's fields, as
-    ``iterate_fields_with_offsets`` lays them out; with ``ends`` the offset after each field."""
+    ``iterate_fields_with_offsets`` lays them out."""
     if isinstance(t, pydsdl.UnionType):
-        at = Offsets.exact(int(t.tag_field_type.bit_length))
+        tag = Offsets.exact(int(t.tag_field_type.bit_length))
         for f in t.fields:
-            yield f, at + _lengths(f.data_type, memo) if ends else at
+            yield f, tag
         return
     at = Offsets.exact(0)
     for f in t.fields:
         at = at.pad_to(int(f.data_type.alignment_requirement))
-        after = at + _lengths(f.data_type, memo)
-        yield f, after if ends else at
-        at = after
+        yield f, at
+        at = at + _lengths(f.data_type, memo)
 
 
 class _Reader:
