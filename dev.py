@@ -158,15 +158,23 @@ def setup(env: Env = MAIN) -> None:
     env.stamp.write_text(want)
 
 
-# The real targets of the DSDL C tests (TARGETS of tests/dsdl/test_dsdl_c.py, and Cortex-M in
-# test_dsdl_c_mcu.py): Debian's cross compilers and qemu user mode; command -> its packages.
+# The real targets of the DSDL C and C++ tests (TARGETS of tests/dsdl/test_dsdl_c.py, and
+# Cortex-M in test_dsdl_c_mcu.py): Debian's cross compilers (C and C++) and qemu user mode, and
+# clang++ beside g++ for the C++ headers; command -> its packages.
 CROSS_TOOLS = {
     "s390x-linux-gnu-gcc": ["gcc-s390x-linux-gnu", "libc6-dev-s390x-cross"],
     "powerpc-linux-gnu-gcc": ["gcc-powerpc-linux-gnu", "libc6-dev-powerpc-cross"],
     "arm-linux-gnueabihf-gcc": ["gcc-arm-linux-gnueabihf", "libc6-dev-armhf-cross"],
     "aarch64-linux-gnu-gcc": ["gcc-aarch64-linux-gnu", "libc6-dev-arm64-cross"],
+    "s390x-linux-gnu-g++": ["g++-s390x-linux-gnu"],
+    "powerpc-linux-gnu-g++": ["g++-powerpc-linux-gnu"],
+    "arm-linux-gnueabihf-g++": ["g++-arm-linux-gnueabihf"],
+    "aarch64-linux-gnu-g++": ["g++-aarch64-linux-gnu"],
+    "clang++": ["clang", "libclang-rt-14-dev"],  # the sanitizers' runtime
+    "/usr/include/gmock": ["libgtest-dev", "libgmock-dev"],  # nunavut's C++ verification suite
     "qemu-s390x-static": ["qemu-user-static"],
     "arm-none-eabi-gcc": ["gcc-arm-none-eabi", "libnewlib-arm-none-eabi", "binutils-arm-none-eabi"],
+    "/usr/lib/arm-none-eabi/include/c++": ["libstdc++-arm-none-eabi-newlib"],  # C++ on Cortex-M
 }
 
 
@@ -175,7 +183,10 @@ def cross_tools() -> bool:
     elsewhere say which packages to install.  True when every tool is there."""
     import shutil
 
-    missing = sorted({p for tool, pkgs in CROSS_TOOLS.items() if not shutil.which(tool)
+    def present(tool: str) -> bool:  # a command, or a folder a package installs
+        return Path(tool).is_dir() if tool.startswith("/") else shutil.which(tool) is not None
+
+    missing = sorted({p for tool, pkgs in CROSS_TOOLS.items() if not present(tool)
                       for p in pkgs})  # fmt: skip
     if not missing:
         return True
@@ -191,7 +202,7 @@ def cross_tools() -> bool:
         if subprocess.call(install, env=env):
             _say("apt-get install failed: " + " ".join(missing))
             return False
-    return all(shutil.which(tool) for tool in CROSS_TOOLS)
+    return all(present(tool) for tool in CROSS_TOOLS)
 
 
 def _old_env_tests(env: Env, args: list[str]) -> int:

@@ -60,6 +60,19 @@ SECTIONS: dict[str, tuple[str, dict[str, Any]]] = {
     "dsdl-c": (
         "bench_dsdl_c",
         _fake(
+            language="c",
+            compiler=FAKE,
+            rounds=21,
+            batches=5,
+            target_ms="2",
+            tables={"-O2": [], "-Os": []},
+            means={"-O2": FAKE, "-Os": FAKE},
+        ),
+    ),
+    "dsdl-cpp": (
+        "bench_dsdl_c",
+        _fake(
+            language="cpp",
             compiler=FAKE,
             rounds=21,
             batches=5,

@@ -69,10 +69,11 @@ PYTHON = {"python", "py", "python3"}
 SHELL = {"sh", "bash", "shell"}
 CONSOLE = {"console", "shell-session"}
 C = {"c"}
-RUNNABLE = PYTHON | SHELL | CONSOLE | C
+CPP = {"cpp", "c++"}
+RUNNABLE = PYTHON | SHELL | CONSOLE | C | CPP
 
 # Command words whose lines run (every segment of a pipe or list must be one of them).
-RUN_WORDS = {"wireplan", "gcc", "cc", "echo", "cat"}
+RUN_WORDS = {"wireplan", "gcc", "cc", "g++", "echo", "cat"}
 STATE_WORDS = {"export", "cd"}
 NOT_RUN = {
     "pip": "installs packages; the environment running this test has them",
@@ -85,6 +86,8 @@ NOT_RUN = {
 # The C headers the C examples include, written as the pages say.
 C_HEADERS = "wireplan dsdl compile public_regulated_data_types/uavcan --language c -o out"
 C_FLAGS = ["-std=c11", "-pedantic", "-Wall", "-Wextra", "-Werror", "-O1"]
+CPP_HEADERS = "wireplan dsdl compile public_regulated_data_types/uavcan --language cpp -o out"
+CPP_FLAGS = ["-std=c++17", *C_FLAGS[1:]]
 SANITIZE = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all"]
 SANITIZER_ENV = {"ASAN_OPTIONS": "detect_leaks=1", "UBSAN_OPTIONS": "print_stacktrace=1"}
 
@@ -322,13 +325,23 @@ def _run_tty(script: str, cwd: Path, env: dict[str, str]) -> tuple[int, str, str
     return ptyrun.run(["bash", "-c", script], terminal="stdout", cwd=cwd, env=env, timeout=TIMEOUT)
 
 
+_C_NAME = re.compile(r"/\*\s*([\w.-]+\.c)\b")  # a C program's first line: /* name.c ...
+_CPP_NAME = re.compile(r"//\s*([\w.-]+\.cpp)\b")  # a C++ program's: // name.cpp ...
+
+
+def _program_name(b: Block) -> str | None:
+    pattern = _C_NAME if b.lang in C else _CPP_NAME if b.lang in CPP else None
+    m = pattern.match(b.text) if pattern else None
+    return m[1] if m else None
+
+
 def c_files(page: Path) -> dict[str, str]:
-    """The C programs of a page that name their file on their first line."""
+    """The C and C++ programs of a page that name their file on their first line."""
     files = {}
     for b in blocks_of(page):
-        m = re.match(r"/\*\s*([\w.-]+\.c)\b", b.text) if b.lang in C else None
-        if m:
-            files[m[1]] = b.text
+        name = _program_name(b)
+        if name:
+            files[name] = b.text
     return files
 
 
@@ -407,14 +420,17 @@ def run_c(block: Block, ws: Path, env: dict[str, str], sanitize: list[str]) -> N
     assert following and following[0].lang == "text", (
         f"{block.name}: a C program is followed by a ```text block of its output"
     )
-    code, _, err = _run_tty(C_HEADERS, ws, env)
+    cpp = block.lang in CPP
+    code, _, err = _run_tty(CPP_HEADERS if cpp else C_HEADERS, ws, env)
     assert code == 0, err
-    named = re.match(r"/\*\s*([\w.-]+\.c)\b", block.text)
-    src = ws / (named[1] if named else "example.c")
+    src = ws / (_program_name(block) or ("example.cpp" if cpp else "example.c"))
     src.write_text(block.text)
     exe = src.with_suffix("")
-    gcc = shutil.which(os.environ.get("CC", "gcc")) or "gcc"
-    cmd = [gcc, *C_FLAGS, *sanitize, "-I", str(ws / "out"), str(src), "-o", str(exe)]
+    if cpp:
+        compiler, flags = shutil.which(os.environ.get("CXX", "g++")) or "g++", CPP_FLAGS
+    else:
+        compiler, flags = shutil.which(os.environ.get("CC", "gcc")) or "gcc", C_FLAGS
+    cmd = [compiler, *flags, *sanitize, "-I", str(ws / "out"), str(src), "-o", str(exe)]
     done = subprocess.run(cmd, capture_output=True, text=True, cwd=ws)
     if done.returncode != 0:
         pytest.fail(f"{block.name} does not compile:\n{' '.join(cmd)}\n{done.stderr[-6000:]}")
@@ -437,7 +453,7 @@ def test_block(block: Block, request: pytest.FixtureRequest) -> None:
     env: dict[str, str] = request.getfixturevalue("env")
     if block.lang in PYTHON:
         run_python(block, ws, env)
-    elif block.lang in C:
+    elif block.lang in C | CPP:
         run_c(block, ws, env, request.getfixturevalue("sanitize"))
     else:
         run_shell(block, ws, env)
@@ -499,11 +515,13 @@ def test_unknown_commands_fail() -> None:
 
 def test_pages_have_runnable_blocks() -> None:
     """The scan finds the blocks that issue 21 names: README's python and its `dsdl encode`
-    line (run as written), and the complete C program of docs/dsdl.md."""
+    line (run as written), and the complete C and C++ programs of docs/dsdl-c.md."""
     readme = [b for b in RUN if b.page.name == "README.md"]
     assert {"python", "sh"} <= {b.lang for b in readme}
     lines = [c.text for b in readme if b.lang in SHELL for c in commands_of(b)]
     encode = [t for t in lines if t.startswith("wireplan dsdl encode ")]
     assert encode and all(classify(t)[0] == "run" for t in encode)
-    c_programs = [b for b in RUN if b.lang in C and b.page.name == "dsdl.md"]
+    c_programs = [b for b in RUN if b.lang in C and b.page.name == "dsdl-c.md"]
     assert c_programs and all("int main(void)" in b.text for b in c_programs)
+    cpp_programs = [b for b in RUN if b.lang in CPP and b.page.name == "dsdl-c.md"]
+    assert cpp_programs and all("int main()" in b.text for b in cpp_programs)

@@ -16,6 +16,7 @@ from typing import Any
 import pydsdl
 import pytest
 
+from ._producers import PEER_SUBSET, Headers, c_header, cpp_parts, run_nnvg
 from ._support import CORNER, REG, UAVCAN, serializable
 
 
@@ -71,3 +72,72 @@ def pycyphal_public(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Modul
     pycyphal_dsdl.compile(str(REG), [str(UAVCAN)], str(out))
     sys.path.insert(0, str(out))
     return {"uavcan": importlib.import_module("uavcan"), "reg": importlib.import_module("reg")}
+
+
+# -- C and C++ headers of every type, by producer (tests/dsdl/_producers.py)
+
+
+@pytest.fixture(scope="session")
+def all_types(public_types: list[Any], corner_types: list[Any]) -> list[Any]:
+    return public_types + corner_types
+
+
+@pytest.fixture(scope="session")
+def wireplan_headers(tmp_path_factory: pytest.TempPathFactory, all_types: list[Any]) -> Headers:
+    """wireplan's headers of uavcan, reg and corner, compiled namespace by namespace."""
+    from wireplan.dsdl import compile as compile_dsdl
+
+    out = tmp_path_factory.mktemp("wireplan-c")
+    compile_dsdl(UAVCAN, output=out, language="c")
+    compile_dsdl(REG, lookup=UAVCAN, output=out, language="c")
+    compile_dsdl(CORNER, output=out, language="c")
+    return Headers("wireplan", out, all_types)
+
+
+@pytest.fixture(scope="session")
+def nunavut_headers(tmp_path_factory: pytest.TempPathFactory, all_types: list[Any]) -> Headers:
+    """nunavut 3.1's headers of the corner namespace and of a subset of uavcan and reg."""
+    out = tmp_path_factory.mktemp("nunavut-c")
+    public = UAVCAN.parent
+    run_nnvg(
+        out,
+        [f"{public / p.split('/')[0]}:{p.split('/', 1)[1]}" for p in PEER_SUBSET],
+        [UAVCAN, REG],
+    )
+    run_nnvg(out, [str(CORNER)], [])
+    covered = [t for t in all_types if (out / c_header(t)).exists()]
+    return Headers("nunavut", out, covered)
+
+
+@pytest.fixture(scope="session")
+def wireplan_cpp_headers(tmp_path_factory: pytest.TempPathFactory, all_types: list[Any]) -> Headers:
+    """wireplan's C++ headers of uavcan, reg and corner, compiled namespace by namespace."""
+    from wireplan.dsdl import compile as compile_dsdl
+
+    out = tmp_path_factory.mktemp("wireplan-cpp")
+    compile_dsdl(UAVCAN, output=out, language="cpp")
+    compile_dsdl(REG, lookup=UAVCAN, output=out, language="cpp")
+    compile_dsdl(CORNER, output=out, language="cpp")
+    return Headers("wireplan", out, all_types, "cpp")
+
+
+@pytest.fixture(scope="session")
+def nunavut_cpp_headers(tmp_path_factory: pytest.TempPathFactory, all_types: list[Any]) -> Headers:
+    """nunavut 3.1's C++17 headers of the corner namespace and of the subset of uavcan and reg."""
+    out = tmp_path_factory.mktemp("nunavut-cpp")
+    public = UAVCAN.parent
+    targets = [f"{public / p.split('/')[0]}:{p.split('/', 1)[1]}" for p in PEER_SUBSET]
+    run_nnvg(out, targets, [UAVCAN, REG], "cpp")
+    run_nnvg(out, [str(CORNER)], [], "cpp")
+    covered = [t for t in all_types if (out / cpp_parts(t)[2]).exists()]
+    return Headers("nunavut", out, covered, "cpp")
+
+
+@pytest.fixture(scope="session")
+def nunavut_full_headers(tmp_path_factory: pytest.TempPathFactory, all_types: list[Any]) -> Headers:
+    """nunavut 3.1's headers of every type (about a minute of nnvg: the slow run only)."""
+    out = tmp_path_factory.mktemp("nunavut-full-c")
+    run_nnvg(out, [str(UAVCAN)], [])
+    run_nnvg(out, [str(REG)], [UAVCAN])
+    run_nnvg(out, [str(CORNER)], [])
+    return Headers("nunavut", out, all_types)

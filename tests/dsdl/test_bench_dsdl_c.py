@@ -1,4 +1,5 @@
-"""The C benchmark's source against both generators' headers: it builds and gives pydsdl's bytes.
+"""The C and C++ benchmarks' sources against both generators' headers: they build and give
+pydsdl's bytes.
 
 No timing is asserted: one timed call per type runs only to check the timing code path
 (the source compares what its timed loops left with the message).
@@ -40,9 +41,10 @@ def _bench() -> ModuleType:
 bench = _bench()
 
 
-def _need(generator: str) -> None:
-    if shutil.which("gcc") is None:
-        pytest.skip("gcc not found")
+def _need(generator: str, lang: str = "c") -> None:
+    compiler = bench.LANGUAGES[lang].cc()
+    if shutil.which(compiler) is None:
+        pytest.skip(f"{compiler} not found")
     if generator == "nunavut" and not bench.nnvg_path().exists():
         pytest.skip(f"nnvg (nunavut 3.1) not found at {bench.nnvg_path()}; set $WIREPLAN_NNVG")
     if generator == "wireplan":
@@ -79,15 +81,30 @@ def test_cases_cover_the_issue_types(messages: tuple[dict[str, bytes], Path]) ->
     assert len(messages[0]["uavcan.primitive.array.Bit.1.0"]) == 2 + 2048 // 8
 
 
+@pytest.mark.parametrize("lang", ["c", "cpp"])
 @pytest.mark.parametrize("build", ["nunavut", "wireplan", "generic"])
 def test_benchmark_source_round_trips(
-    build: str, messages: tuple[dict[str, bytes], Path], tmp_path: Path
+    build: str, lang: str, messages: tuple[dict[str, bytes], Path], tmp_path: Path
 ) -> None:
     generator, flags = bench.BUILDS[build]
-    _need(generator)
+    _need(generator, lang)
+    language = bench.LANGUAGES[lang]
     data, messages_file = messages
-    headers = bench.GENERATE[generator](tmp_path / "include")
-    exe = bench.build(headers, "-O1", tmp_path / "bench", extra=STRICT + flags)
+    headers = bench.GENERATE[generator](tmp_path / "include", language)
+    if generator == "nunavut":
+        flags = [*flags, *language.nunavut_flags]
+    exe = bench.build(headers, "-O1", tmp_path / "bench", STRICT + flags, language)
     assert bench.check(exe, messages_file, data) == []
     timed = bench.time_once(exe, messages_file, target_ns=0, batches=1)
     assert sorted(timed) == sorted(data)
+
+
+def test_check_mode_builds_both_cpp_builds(tmp_path: Path) -> None:
+    """``--language cpp --check``: the script's own builds (-O2, -Os) of both producers' C++
+    headers, each giving pydsdl's bytes (it raises otherwise)."""
+    _need("nunavut", "cpp")
+    _need("wireplan", "cpp")
+    assert bench.main(["--language", "cpp", "--check", "--work", str(tmp_path)]) == 0
+    assert sorted(p.name for p in tmp_path.glob("bench-cpp-*")) == [
+        f"bench-cpp-{gen}{opt}" for gen in ("nunavut", "wireplan") for opt in ("-O2", "-Os")
+    ]

@@ -1,4 +1,4 @@
-"""The C headers (wireplan's and nunavut 3.1's) against pydsdl, under ASan and UBSan.
+"""The C and C++ headers (wireplan's and nunavut 3.1's) against pydsdl, under ASan and UBSan.
 
 One generated harness (tests/dsdl/c/harness.c plus a type table per translation unit)
 deserializes pydsdl's canonical bytes of random values of every type of uavcan, reg and
@@ -10,6 +10,12 @@ on a subset, checks the harness itself; ``-m slow`` runs every type), and wirepl
 with the portable path forced; on the types both cover, wireplan must answer as nunavut
 does, case by case.  A small application (tests/dsdl/c/app.c) must print the same against
 both producers' headers, as C and as C++.
+
+The C++ headers run through the same driver: tests/dsdl/c/harness_cpp.hpp calls nunavut's
+C++ API (``serialize(obj, bitspan)``, ``SerializeResult``) behind the driver's C functions,
+with g++ and clang++, with and without exceptions and RTTI, on every real target; nunavut's
+own C++ output (the subset) checks that harness, with a shim for the one CETL header it
+includes (tests/dsdl/c/shim: under C++17 cetl::variant is std::variant).
 """
 
 from __future__ import annotations
@@ -28,7 +34,17 @@ from typing import Any
 import pydsdl
 import pytest
 
-from ._support import CORNER, REG, REPO, UAVCAN, unwrap
+from ._producers import (
+    Headers,
+    _need,
+    c_header,
+    c_name,
+    cpp_name,
+    cpp_parts,
+    extent_bytes,
+    max_bytes,
+)
+from ._support import unwrap
 from ._values import random_value, same
 
 C_DIR = Path(__file__).resolve().parent / "c"
@@ -48,70 +64,6 @@ SANITIZER_ENV = {
     "ASAN_OPTIONS": "detect_leaks=1:exitcode=86",
     "UBSAN_OPTIONS": "print_stacktrace=1:exitcode=86",
 }
-# Types of the public set that nunavut's own run covers (with their dependencies), next to
-# the whole corner namespace; the application's types are among them.
-PEER_SUBSET = [
-    "uavcan/node/7509.Heartbeat.1.0.dsdl",
-    "uavcan/node/430.GetInfo.1.0.dsdl",
-    "uavcan/node/port/7510.List.1.0.dsdl",
-    "uavcan/register/384.Access.1.0.dsdl",
-    "uavcan/primitive/array/Real32.1.0.dsdl",
-    "uavcan/primitive/array/Natural16.1.0.dsdl",
-    "uavcan/primitive/array/Bit.1.0.dsdl",
-    "uavcan/file/408.Read.1.1.dsdl",
-    "uavcan/pnp/8165.NodeIDAllocationData.2.0.dsdl",
-    "reg/udral/physics/kinematics/cartesian/StateVarTs.0.1.dsdl",
-    "reg/udral/service/battery/Status.0.2.dsdl",
-    "reg/udral/service/actuator/common/_.0.1.dsdl",
-]
-_C_KEYWORDS = frozenset(
-    [
-        "auto",
-        "break",
-        "case",
-        "char",
-        "const",
-        "continue",
-        "default",
-        "do",
-        "double",
-        "else",
-        "enum",
-        "extern",
-        "float",
-        "for",
-        "goto",
-        "if",
-        "inline",
-        "int",
-        "long",
-        "register",
-        "restrict",
-        "return",
-        "short",
-        "signed",
-        "sizeof",
-        "static",
-        "struct",
-        "switch",
-        "typedef",
-        "union",
-        "unsigned",
-        "void",
-        "volatile",
-        "while",
-        "_Alignas",
-        "_Alignof",
-        "_Atomic",
-        "_Bool",
-        "_Complex",
-        "_Generic",
-        "_Imaginary",
-        "_Noreturn",
-        "_Static_assert",
-        "_Thread_local",
-    ]
-)
 # pydsdl's deserialization errors (SerDesError subclasses it does not export) and the
 # nunavut error code each one means.
 _ERROR_CODES = {
@@ -121,40 +73,6 @@ _ERROR_CODES = {
 }
 INVALID_ARGUMENT = 2  # NUNAVUT_ERROR_INVALID_ARGUMENT
 BUFFER_TOO_SMALL = 3  # NUNAVUT_ERROR_SERIALIZATION_BUFFER_TOO_SMALL
-
-
-# ---------------------------------------------------------------- names and layout
-
-
-def c_name(t: Any) -> str:
-    """The C type name: ``uavcan_node_Heartbeat_1_0``, ``uavcan_register_Access_Request_1_0``."""
-    inner = unwrap(t)
-    return f"{inner.full_name.replace('.', '_')}_{inner.version.major}_{inner.version.minor}"
-
-
-def c_header(t: Any) -> str:
-    """The header path: namespaces with C keywords escaped, one header per service."""
-    inner = unwrap(t)
-    parts = inner.full_name.split(".")
-    if len(parts) > 2 and parts[-1] in ("Request", "Response") and _is_service_half(inner):
-        parts = parts[:-1]
-    folders = [f"_{p}" if p in _C_KEYWORDS else p for p in parts[:-1]]
-    short = "" if parts[-1] == "_" else parts[-1]
-    return "/".join([*folders, f"{short}_{inner.version.major}_{inner.version.minor}.h"])
-
-
-def _is_service_half(inner: Any) -> bool:
-    return bool(getattr(inner, "has_parent_service", False))
-
-
-def max_bytes(t: Any) -> int:
-    """``T_SERIALIZATION_BUFFER_SIZE_BYTES_``: the largest serialized size, no delimiter header."""
-    return (unwrap(t).bit_length_set.max + 7) // 8
-
-
-def extent_bytes(t: Any) -> int:
-    """``T_EXTENT_BYTES_``: what a delimited type's decoder accepts (the size when sealed)."""
-    return (t.extent + 7) // 8 if isinstance(t, pydsdl.DelimitedType) else max_bytes(t)
 
 
 # ---------------------------------------------------------------- cases
@@ -296,85 +214,6 @@ def check(case: Case, want: Expected, line: str, notes: dict[str, set[str]]) -> 
     assert got.out == want.out, f"{where}: expected {want.out.hex()}"
 
 
-# ---------------------------------------------------------------- producers
-
-
-@dataclass
-class Headers:
-    """One producer's C headers of some types."""
-
-    producer: str
-    out: Path
-    types: list[Any]
-
-
-def _need(tool: str | None, what: str) -> str:
-    if tool is None or not Path(tool).exists():
-        pytest.skip(f"{what} not found")
-    return tool
-
-
-def nnvg_path() -> str:
-    found = os.environ.get("WIREPLAN_NNVG")
-    if found:
-        return found
-    local = REPO / ".venv-nunavut-3.1" / "bin" / "nnvg"
-    if local.exists():
-        return str(local)
-    return "nnvg"
-
-
-def run_nnvg(out: Path, targets: list[str], lookup: list[Path]) -> None:
-    nnvg = _need(shutil.which(nnvg_path()), f"nunavut's nnvg ({nnvg_path()})")
-    cmd = [nnvg, "--target-language", "c", "--outdir", str(out)]
-    for d in lookup:
-        cmd += ["--lookup-dir", str(d)]
-    done = subprocess.run([*cmd, *targets], capture_output=True, text=True)
-    assert done.returncode == 0, f"{' '.join(cmd)}\n{done.stderr[-6000:]}"
-
-
-@pytest.fixture(scope="session")
-def all_types(public_types: list[Any], corner_types: list[Any]) -> list[Any]:
-    return public_types + corner_types
-
-
-@pytest.fixture(scope="session")
-def wireplan_headers(tmp_path_factory: pytest.TempPathFactory, all_types: list[Any]) -> Headers:
-    """wireplan's headers of uavcan, reg and corner, compiled namespace by namespace."""
-    from wireplan.dsdl import compile as compile_dsdl
-
-    out = tmp_path_factory.mktemp("wireplan-c")
-    compile_dsdl(UAVCAN, output=out, language="c")
-    compile_dsdl(REG, lookup=UAVCAN, output=out, language="c")
-    compile_dsdl(CORNER, output=out, language="c")
-    return Headers("wireplan", out, all_types)
-
-
-@pytest.fixture(scope="session")
-def nunavut_headers(tmp_path_factory: pytest.TempPathFactory, all_types: list[Any]) -> Headers:
-    """nunavut 3.1's headers of the corner namespace and of a subset of uavcan and reg."""
-    out = tmp_path_factory.mktemp("nunavut-c")
-    public = UAVCAN.parent
-    run_nnvg(
-        out,
-        [f"{public / p.split('/')[0]}:{p.split('/', 1)[1]}" for p in PEER_SUBSET],
-        [UAVCAN, REG],
-    )
-    run_nnvg(out, [str(CORNER)], [])
-    covered = [t for t in all_types if (out / c_header(t)).exists()]
-    return Headers("nunavut", out, covered)
-
-
-@pytest.fixture(scope="session")
-def nunavut_full_headers(tmp_path_factory: pytest.TempPathFactory, all_types: list[Any]) -> Headers:
-    """nunavut 3.1's headers of every type (about a minute of nnvg: the slow run only)."""
-    out = tmp_path_factory.mktemp("nunavut-full-c")
-    run_nnvg(out, [str(UAVCAN)], [])
-    run_nnvg(out, [str(REG)], [UAVCAN])
-    run_nnvg(out, [str(CORNER)], [])
-    return Headers("nunavut", out, all_types)
-
-
 # ---------------------------------------------------------------- building
 
 
@@ -397,9 +236,27 @@ def _table_source(types: list[tuple[int, Any]], part: int) -> str:
         )
         rows.append(
             f'    {{"{n}", sizeof({n}), {n}_SERIALIZATION_BUFFER_SIZE_BYTES_, '
-            f"{n}_EXTENT_BYTES_, s{i}, d{i}, i{i}}},\n"
+            f"{n}_EXTENT_BYTES_, s{i}, d{i}, i{i}, NULL, NULL}},\n"
         )
     lines.append(f"const struct harness_type harness_part{part}[] = {{\n{''.join(rows)}}};\n")
+    return "".join(lines)
+
+
+def _table_source_cpp(types: list[tuple[int, Any]], part: int) -> str:
+    """The type table of a C++ part: nunavut's C++ API behind harness_cpp.hpp's wrappers."""
+    lines = [f'#include "{h}"\n' for h in sorted({cpp_parts(t)[2] for _, t in types})]
+    lines.append('#include "harness_cpp.hpp"\n\n')
+    rows = []
+    for _, t in types:
+        n = cpp_name(t)
+        rows.append(
+            f'    {{"{c_name(t)}", sizeof({n}), {n}::_traits_::SerializationBufferSizeBytes, '
+            f"{n}::_traits_::ExtentBytes, harness::ser<{n}>, harness::des<{n}>, "
+            f"harness::init<{n}>, harness::construct<{n}>, harness::destroy<{n}>}},\n"
+        )
+    lines.append(
+        f'extern "C" const struct harness_type harness_part{part}[] = {{\n{"".join(rows)}}};\n'
+    )
     return "".join(lines)
 
 
@@ -407,7 +264,7 @@ def _table_source(types: list[tuple[int, Any]], part: int) -> str:
 class Target:
     """A real target through Debian's cross compiler, the harness run under qemu user mode."""
 
-    triple: str  # the compiler is ``{triple}-gcc``
+    triple: str  # the compilers are ``{triple}-gcc`` and ``{triple}-g++``
     qemu: str
     big_endian: bool
     pointer_bits: int
@@ -415,6 +272,10 @@ class Target:
     @property
     def gcc(self) -> str:
         return _need_tool(f"{self.triple}-gcc")
+
+    @property
+    def gxx(self) -> str:
+        return _need_tool(f"{self.triple}-g++")
 
     def runner(self) -> list[str]:
         return [_need_tool(self.qemu)]
@@ -439,6 +300,21 @@ def _need_tool(name: str) -> str:
     return found
 
 
+# C++ builds: the C flags with C++17 (and the include path of the CETL shim nunavut's
+# output needs); "clang" builds with clang / clang++, the others with gcc / g++.
+CPP_STD = "-std=c++17"
+SHIM_DIR = C_DIR / "shim"
+
+
+def _compilers(target: Target | None, clang: bool) -> tuple[str, str]:
+    """(C compiler, C++ compiler) of a build."""
+    if target is not None:
+        return target.gcc, target.gxx
+    if clang:
+        return _need_tool("clang"), _need_tool("clang++")
+    return _gcc(), _need(shutil.which(os.environ.get("CXX", "g++")), "g++")
+
+
 def build_harness(
     headers: Headers,
     types: list[Any],
@@ -446,34 +322,52 @@ def build_harness(
     defines: list[str],
     opt: str,
     target: Target | None = None,
+    clang: bool = False,
+    extra: tuple[str, ...] = (),
 ) -> Path:
     """Compile the harness over ``types`` in two translation units (the machine's two cores),
-    natively under the sanitizers or, for a ``target``, with its cross compiler."""
-    gcc = _gcc() if target is None else target.gcc
+    natively under the sanitizers or, for a ``target``, with its cross compiler; the type
+    tables are C or C++ as the headers are."""
+    cc_path, cxx_path = _compilers(target, clang)
     cflags = CFLAGS if target is None else CROSS_CFLAGS
+    cpp = headers.language == "cpp"
     folder.mkdir(parents=True)
     indexed = list(enumerate(types))
     parts = [indexed[: len(indexed) // 2], indexed[len(indexed) // 2 :]]
     index = ['#include "harness.h"\n']
     for k, part in enumerate(parts):
-        (folder / f"part{k}.c").write_text(_table_source(part, k))
+        if cpp:
+            (folder / f"part{k}.cpp").write_text(_table_source_cpp(part, k))
+        else:
+            (folder / f"part{k}.c").write_text(_table_source(part, k))
         index.append(f"extern const struct harness_type harness_part{k}[];\n")
     entries = ", ".join(f"{{harness_part{k}, {len(p)}}}" for k, p in enumerate(parts))
     index.append(f"const struct harness_part harness_parts[] = {{{entries}}};\n")
     index.append(f"const size_t harness_part_count = {len(parts)};\n")
     (folder / "index.c").write_text("".join(index))
     flags = [*cflags, opt, *(f"-D{d}" for d in defines), f"-I{headers.out}", f"-I{C_DIR}"]
-    sources = [folder / "part0.c", folder / "part1.c", folder / "index.c", C_DIR / "harness.c"]
+    # the table uses every type, the deprecated ones too (a use warns, as in nunavut's C++)
+    cxxflags = [f for f in flags if f != "-std=c11"] + [
+        CPP_STD, "-pedantic", "-Wno-deprecated-declarations", f"-I{SHIM_DIR}", *extra
+    ]  # fmt: skip
+    ext = ".cpp" if cpp else ".c"
+    sources = [folder / f"part0{ext}", folder / f"part1{ext}", folder / "index.c",
+               C_DIR / "harness.c"]  # fmt: skip
 
     def cc(src: Path) -> Path:
         obj = folder / f"{src.stem}.o"
-        _compile([gcc, *flags, "-c", str(src), "-o", str(obj)])
+        if src.suffix == ".cpp":
+            _compile([cxx_path, *cxxflags, "-c", str(src), "-o", str(obj)])
+        else:
+            _compile([cc_path, *flags, "-c", str(src), "-o", str(obj)])
         return obj
 
     with ThreadPoolExecutor(2) as pool:
         objects = list(pool.map(cc, sources))
     exe = folder / "harness"
-    _compile([gcc, *cflags, *(str(o) for o in objects), "-o", str(exe)])
+    link = cxx_path if cpp else cc_path
+    link_flags = [f for f in cflags if not f.startswith("-std=")]
+    _compile([link, *link_flags, *(str(o) for o in objects), "-o", str(exe)])
     return exe
 
 
@@ -498,21 +392,48 @@ def run_exe(cmd: list[str | Path], cases: list[Case] | None = None) -> str:
 
 # ---------------------------------------------------------------- tests
 
-# (producer, forced generic path, optimization, target): wireplan's fast path as a release build
-# compiles it, its portable path, and nunavut's headers, which check the harness itself
-# (gcc 12 rejects them at -O2 with -Werror: a false -Warray-bounds in `_initialize_`).
-BUILDS: dict[str, tuple[str, bool, str, str | None]] = {
-    "wireplan": ("wireplan", False, "-O2", None),
-    "generic": ("wireplan", True, "-O0", None),
-    "nunavut": ("nunavut", False, "-O0", None),
-    "nunavut_full": ("nunavut_full", False, "-O0", None),
+
+@dataclass(frozen=True)
+class Build:
+    """One build of the harness: whose headers (a fixture ``{producer}_headers``), the forced
+    portable path, the optimization, a real target, clang instead of gcc, more flags."""
+
+    producer: str
+    generic: bool
+    opt: str
+    target: str | None = None
+    clang: bool = False
+    extra: tuple[str, ...] = ()
+
+    @property
+    def cpp(self) -> bool:
+        return self.producer.endswith("_cpp")
+
+
+NO_EXCEPTIONS = ("-fno-exceptions", "-fno-rtti")
+CPP20 = "-std=c++20"  # after -std=c++17: the headers are C++17 and build as C++20 too
+# wireplan's fast path as a release build compiles it, its portable path, and nunavut's
+# headers, which check the harness itself (gcc 12 rejects nunavut's C at -O2 with -Werror: a
+# false -Warray-bounds in `_initialize_`); the same for C++, also with clang++ as C++20 and
+# without exceptions and RTTI.
+BUILDS: dict[str, Build] = {
+    "wireplan": Build("wireplan", False, "-O2"),
+    "generic": Build("wireplan", True, "-O0"),
+    "nunavut": Build("nunavut", False, "-O0"),
+    "nunavut_full": Build("nunavut_full", False, "-O0"),
+    "cpp": Build("wireplan_cpp", False, "-O2"),
+    "cpp_generic": Build("wireplan_cpp", True, "-O0", extra=NO_EXCEPTIONS),
+    "cpp_clang": Build("wireplan_cpp", False, "-O2", clang=True, extra=(*NO_EXCEPTIONS, CPP20)),
+    "nunavut_cpp": Build("nunavut_cpp", False, "-O0"),
 }
-# Every real target, with the fast build (the headers choose their path by the target's byte
-# order) and the portable path forced.
+# Every real target, C and C++, with the fast build (the headers choose their path by the
+# target's byte order) and the portable path forced.
 for _name in TARGETS:
-    BUILDS[_name] = ("wireplan", False, "-O2", _name)
-    BUILDS[f"{_name}_generic"] = ("wireplan", True, "-O2", _name)
-CROSS_BUILDS = [b for b, (_, _, _, target) in BUILDS.items() if target is not None]
+    BUILDS[_name] = Build("wireplan", False, "-O2", _name)
+    BUILDS[f"{_name}_generic"] = Build("wireplan", True, "-O2", _name)
+    BUILDS[f"{_name}_cpp"] = Build("wireplan_cpp", False, "-O2", _name)
+    BUILDS[f"{_name}_cpp_generic"] = Build("wireplan_cpp", True, "-O2", _name)
+CROSS_BUILDS = [name for name, b in BUILDS.items() if b.target is not None]
 
 
 @dataclass
@@ -536,17 +457,18 @@ def harness_runs(
     def run(build: str) -> Run:
         if build in done:
             return done[build]
-        producer, generic, opt, target_name = BUILDS[build]
-        target = TARGETS[target_name] if target_name else None
+        b = BUILDS[build]
+        target = TARGETS[b.target] if b.target else None
         runner = target.runner() if target else []
-        headers: Headers = request.getfixturevalue(f"{producer}_headers")
-        if generic:
+        headers: Headers = request.getfixturevalue(f"{b.producer}_headers")
+        if b.generic:
             assert any(GENERIC_MACRO in h.read_text() for h in headers.out.rglob("*.h")), (
                 f"no header mentions {GENERIC_MACRO}"
             )
         folder = tmp_path_factory.mktemp(f"harness-{build}")
-        defines = [GENERIC_MACRO] if generic else []
-        exe = build_harness(headers, headers.types, folder / "build", defines, opt, target)
+        defines = [GENERIC_MACRO] if b.generic else []
+        exe = build_harness(headers, headers.types, folder / "build", defines, b.opt, target,
+                            b.clang, b.extra)  # fmt: skip
 
         listed = run_exe([*runner, exe, "list"]).splitlines()
         assert len(listed) == len(headers.types)
@@ -593,11 +515,15 @@ def test_round_trips(
         print(f"{build}: {what}: {len(names)} types")
 
 
-@pytest.mark.parametrize("build", ["wireplan", "generic", *CROSS_BUILDS])
+@pytest.mark.parametrize(
+    "build", [b for b, spec in BUILDS.items() if spec.producer in ("wireplan", "wireplan_cpp")]
+)
 def test_same_outcomes_as_nunavut(harness_runs: Callable[[str], Run], build: str) -> None:
     """Where pydsdl leaves room (bytes consumed, which error, a buffer between the message's
-    size and the largest), wireplan's headers answer what nunavut's answer, case by case."""
-    theirs, mine = harness_runs("nunavut"), harness_runs(build)
+    size and the largest), wireplan's headers answer what nunavut's answer, case by case (C++
+    builds against nunavut's C++ output)."""
+    theirs = harness_runs("nunavut_cpp" if BUILDS[build].cpp else "nunavut")
+    mine = harness_runs(build)
     peer = {c_name(t) for t in theirs.headers.types}
     ours = [(c, line) for (c, _), line in zip(mine.cases, mine.lines, strict=True)]
     ours = [(c, line) for c, line in ours if c_name(c.t) in peer]
@@ -629,7 +555,7 @@ int main(void)
 @pytest.mark.parametrize("name", list(TARGETS))
 def test_each_target_picks_its_path(name: str, wireplan_headers: Headers, tmp_path: Path) -> None:
     """The support header takes the memcpy path on a little-endian target and the portable
-    one on a big-endian target by itself (docs/dsdl.md promises it); the program really ran
+    one on a big-endian target by itself (docs/dsdl-c.md promises it); the program really ran
     on that target (its byte order and pointer width)."""
     target = TARGETS[name]
     src = tmp_path / "probe.c"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import random
 import re
@@ -518,12 +519,28 @@ def test_layout_shows_c_strategy() -> None:
     assert by_path["d"].c_strategy == "bits"
     assert by_path["flags"].c_strategy == "copy"
     assert by_path["after_flags"].c_strategy == "stream"
+    assert by_path["flags"].cpp_strategy == "bit-loop"  # C++: a std::vector<bool>, bit by bit
+    assert by_path["a"].cpp_strategy == "load"
     assert lay.c_strategy == "runs"
     text = lay.render()
-    assert "C strategy" in text
+    assert "C/C++ strategy" in text and "copy/bit-loop" in text
     real = dsdl.layout("uavcan.si.unit.velocity.Vector3.1.0", UAVCAN)
     assert real.c_strategy == "memcpy-object"
     assert {f.c_strategy for f in real.fields} == {"memcpy-object"}
+
+
+def test_cli_compile_cpp(tmp_path: Path) -> None:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(["dsdl", "compile", str(CORNER), "--language", "cpp", "-o", str(tmp_path)])
+    assert code == 0
+    assert "C++ headers: corner" in out.getvalue()
+    assert (tmp_path / "corner" / "Mixed_1_0.hpp").is_file()
+    assert (tmp_path / "nunavut" / "support" / "serialization.hpp").is_file()
+    assert (tmp_path / SUPPORT_HEADER).is_file()
+    assert [h.relative_to(tmp_path).as_posix() for h in tmp_path.rglob("*.h")] == [SUPPORT_HEADER]
+    assert not list(tmp_path.rglob("*.py"))
+    assert json.loads((tmp_path / "corner" / "_wireplan_c.json").read_text())["language"] == "cpp"
 
 
 def test_cli_compile_c(tmp_path: Path) -> None:

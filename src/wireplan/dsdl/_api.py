@@ -195,8 +195,10 @@ def _write_c(
     output: Path,
     progress: Progress | None = None,
     durable: bool = True,
+    language: str = "c",
 ) -> None:
-    """Write the C headers of ``roots`` (and of the lookup types they use) into ``output``.
+    """Write the C (or C++) headers of ``roots`` (and of the lookup types they use) into
+    ``output``.
 
     A compiled root's folder is replaced whole (no stale headers); the
     headers of a lookup namespace are written one by one into its folder, so
@@ -207,31 +209,37 @@ def _write_c(
     """
     from wireplan.dsdl import compiler
     from wireplan.dsdl.compiler.emit_c import SUPPORT_HEADERS, generate_c
+    from wireplan.dsdl.compiler.emit_cpp import CPP_SUPPORT_HEADERS, generate_cpp
     from wireplan.dsdl.compiler.plan_c import annotate
 
     types = compiler.read_types(roots, lookup, progress)
-    files, cplans = generate_c(types)
+    if language == "cpp":
+        files, cplans = generate_cpp(types)
+        support = CPP_SUPPORT_HEADERS
+    else:
+        files, cplans = generate_c(types)
+        support = SUPPORT_HEADERS
     layouts: dict[str, list[dict[str, Any]]] = {}
     for plan in compiler.plans(types):
         lay = annotate(compiler.report(plan), cplans[plan.type.key])
         layouts.setdefault(lay.name.split(".")[0], []).append(lay.to_dict())
-    for path in SUPPORT_HEADERS:
+    for path in support:
         there = output / path
         if there.is_file() and b"wireplan" not in there.read_bytes():
             raise FileError(
-                f"{there}: exists and was not written by wireplan's C backend (nunavut's "
+                f"{there}: exists and was not written by wireplan's C/C++ backend (nunavut's "
                 "output?); not replacing it (choose another output folder)",
                 str(there),
             )
-    support_tops = {path.split("/")[0] for path in SUPPORT_HEADERS}
+    support_tops = {path.split("/")[0] for path in support}
     tops = sorted({rel.split("/")[0] for rel in files} - support_tops)
     compiled = {_root_name(r) for r in roots}
     for top in tops:
         dest = output / top
         if dest.exists() and not (dest / C_BUILD_FILE).is_file():
             raise FileError(
-                f"{dest}: exists and was not written by wireplan's C backend; not replacing it "
-                "(choose another output folder)",
+                f"{dest}: exists and was not written by wireplan's C/C++ backend; not replacing "
+                "it (choose another output folder)",
                 str(dest),
             )
     with _staged(output, durable) as (staging, swap_in):
@@ -249,9 +257,9 @@ def _write_c(
                 _put(folder.parent / rel, text.encode(), direct)
             layout_text = json.dumps(list(items.values()), indent=1).encode()
             _put(folder / LAYOUT_FILE, layout_text, direct)
-            build = {"generator": compiler.source_digest([], []), "language": "c"}
+            build = {"generator": compiler.source_digest([], []), "language": language}
             _put(folder / C_BUILD_FILE, json.dumps(build).encode(), direct)
-        for path in SUPPORT_HEADERS:
+        for path in support:
             _put(output / path, files[path].encode(), durable)
         swap_in(top for top in tops if (staging / top).exists())
 
@@ -261,7 +269,7 @@ def _put(path: Path, data: bytes, durable: bool) -> None:
     write_bytes(path, data, durable=durable)
 
 
-LANGUAGES = ("python", "c")
+LANGUAGES = ("python", "c", "cpp")
 
 
 def compile(
@@ -277,8 +285,11 @@ def compile(
 
     ``language="c"`` writes C11 headers instead, a drop-in for nunavut 3.1's
     (``nnvg --target-language c``): ``output/uavcan/node/Heartbeat_1_0.h``
-    and the support header ``output/wireplan/dsdl/support.h`` (see
-    docs/dsdl.md); the same rules for roots, lookups and folders apply.
+    and the support header ``output/wireplan/dsdl/support.h``; ``language="cpp"``
+    C++17 headers with nunavut 3.1's C++ API (``nnvg --target-language cpp
+    --language-standard c++17``): ``output/uavcan/node/Heartbeat_1_0.hpp`` and
+    ``output/nunavut/support/serialization.hpp`` (see docs/dsdl-c.md); the same
+    rules for roots, lookups and folders apply.
 
     Writes one package per root namespace (``output/uavcan/...``), a module
     per namespace with a class per type and version (``Heartbeat_1_0``);
@@ -314,8 +325,8 @@ def compile(
     out = Path(output)
     out.mkdir(parents=True, exist_ok=True)
     with _lookup.hinted([*roots, *lookups]):  # a folder that holds the namespaces: say which
-        if language == "c":
-            _write_c(roots, lookups, out, progress, durable)
+        if language in ("c", "cpp"):
+            _write_c(roots, lookups, out, progress, durable, language)
         else:
             _write_package(roots, lookups, out, progress, durable)
     return out

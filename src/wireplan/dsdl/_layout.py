@@ -23,6 +23,14 @@ class FieldLayout:
     run_bit: int | None = None  # its bit offset from the start of the run, when static
     c_strategy: str = ""  # the C backend's strategy (empty when not planned)
     c_reason: str = ""
+    cpp_strategy: str = ""  # the C++ backend's, where it differs from C's (bool containers)
+
+    @property
+    def c_column(self) -> str:
+        """The C strategy, and the C++ one after a slash where it differs."""
+        if self.cpp_strategy and self.cpp_strategy != self.c_strategy:
+            return f"{self.c_strategy}/{self.cpp_strategy}"
+        return self.c_strategy
 
 
 @dataclass
@@ -74,7 +82,7 @@ class TypeLayout:
             f"strategy: {self.strategy} ({self.reason})",
         ]
         if self.c_strategy:
-            lines.append(f"C strategy: {self.c_strategy} ({self.c_reason})")
+            lines.append(f"C/C++ strategy: {self.c_strategy} ({self.c_reason})")
         if self.facts:
             lines.append("facts: " + ", ".join(f"{k}={v}" for k, v in self.facts.items()))
         for r in self.runs:
@@ -84,10 +92,10 @@ class TypeLayout:
             lines.append(f"run {r.index}{where}: {size}, starts at {r.start}")
         width = max([len(f.path) for f in self.fields] + [5])
         twidth = max([len(f.type) for f in self.fields] + [4])
-        cwidth = max([len(f.c_strategy) for f in self.fields] + [0])
+        cwidth = max([len(f.c_column) for f in self.fields] + [0])
         if cwidth:
-            cwidth = max(cwidth, 10)
-        c_head = f"{'C strategy':<{cwidth}}  " if cwidth else ""
+            cwidth = max(cwidth, 14)
+        c_head = f"{'C/C++ strategy':<{cwidth}}  " if cwidth else ""
         lines.append(
             f"{'field':<{width}}  {'type':<{twidth}}  {'offset bits':>13}  align  run  "
             f"{'at':>4}  {c_head}strategy"
@@ -99,7 +107,7 @@ class TypeLayout:
                 else f"{f.offset_min}..{f.offset_max}"
             )
             at = "-" if f.run_bit is None else str(f.run_bit)
-            c_col = f"{f.c_strategy:<{cwidth}}  " if cwidth else ""
+            c_col = f"{f.c_column:<{cwidth}}  " if cwidth else ""
             lines.append(
                 f"{f.path:<{width}}  {f.type:<{twidth}}  {off:>13}  {f.alignment:>5}  "
                 f"{f.run:>3}  {at:>4}  {c_col}{f.strategy}: {f.reason}"

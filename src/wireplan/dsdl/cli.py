@@ -59,9 +59,9 @@ def _cmd_compile(args: argparse.Namespace, out: TextIO) -> int:
             progress=progress,
             durable=not args.no_fsync,
         )
-    if args.language == "c":
+    if args.language in ("c", "cpp"):
         mark = "_wireplan_c.json"
-        what = "C headers"
+        what = "C headers" if args.language == "c" else "C++ headers"
     else:
         mark = "__init__.py"
         what = "Python packages"
@@ -107,9 +107,9 @@ def register(subparsers: Any) -> Any:
 
     comp = sub.add_parser(
         "compile",
-        help="generate an importable Python package, or C headers (--language c)",
-        description="Generate Python packages (one per root namespace) into OUT, or C11 headers "
-        "with nunavut 3.1's API (--language c).",
+        help="generate an importable Python package, or C / C++ headers (--language c, cpp)",
+        description="Generate Python packages (one per root namespace) into OUT, or C11 / C++17 "
+        "headers with nunavut 3.1's C / C++ API (--language c, --language cpp).",
     )
     comp.add_argument(
         "dirs",
@@ -126,9 +126,10 @@ def register(subparsers: Any) -> Any:
     comp.add_argument("-o", "--output", required=True, metavar="OUT", help="output folder")
     comp.add_argument(
         "--language",
-        choices=("python", "c"),
+        choices=("python", "c", "cpp"),
         default="python",
-        help="python (default): importable packages; c: C11 headers (docs/dsdl.md)",
+        help="python (default): importable packages; c: C11 headers; cpp: C++17 headers "
+        "(docs/dsdl-c.md)",
     )
     comp.add_argument(
         "--no-fsync",

@@ -52,6 +52,16 @@ static int list_types(void)
     return 0;
 }
 
+/* The end of an object's life (a C++ object's destructor first). */
+static void finish(const struct harness_type* t, void* obj)
+{
+    if (t->destroy != NULL)
+    {
+        t->destroy(obj);
+    }
+    free(obj);
+}
+
 static int run_case(const struct harness_type* t,
                     uint32_t op,
                     uint32_t capacity,
@@ -65,6 +75,10 @@ static int run_case(const struct harness_type* t,
         return 1;
     }
     memset(obj, 0xA5, t->object_size);
+    if (t->construct != NULL)
+    {
+        t->construct(obj);
+    }
     if (op == 2)
     {
         uint8_t byte = 0;
@@ -78,7 +92,7 @@ static int run_case(const struct harness_type* t,
         const int d = t->deserialize(obj, NULL, &size);
         printf("%d %d %d %d -\n", a, b, c, d);
         fflush(stdout);
-        free(obj);
+        finish(t, obj);
         return 0;
     }
     int8_t des = 0;
@@ -97,14 +111,14 @@ static int run_case(const struct harness_type* t,
     {
         printf("- - -\n");
         fflush(stdout);
-        free(obj);
+        finish(t, obj);
         return 0;
     }
     /* The buffer ends where the block ends; a zero capacity still gets a valid pointer. */
     uint8_t* const block = malloc((capacity + shift > 0) ? (capacity + shift) : 1U);
     if (block == NULL)
     {
-        free(obj);
+        finish(t, obj);
         return 1;
     }
     uint8_t* const out = block + shift;
@@ -125,7 +139,7 @@ static int run_case(const struct harness_type* t,
     }
     fflush(stdout); /* what ran before a sanitizer report is known */
     free(block);
-    free(obj);
+    finish(t, obj);
     return 0;
 }
 

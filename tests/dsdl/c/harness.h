@@ -5,7 +5,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* One generated type: its C name, macros and functions behind type-erased wrappers. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One generated type: its C name, macros and functions behind type-erased wrappers
+   (construct / destroy: a C++ object's lifetime in the driver's memory; NULL in C). */
 struct harness_type
 {
     const char* name;
@@ -15,6 +20,8 @@ struct harness_type
     int8_t (*serialize)(const void* obj, uint8_t* buffer, size_t* inout_size);
     int8_t (*deserialize)(void* obj, const uint8_t* buffer, size_t* inout_size);
     void (*initialize)(void* obj);
+    void (*construct)(void* obj);
+    void (*destroy)(void* obj);
 };
 
 /* A generated part (one translation unit) of the type table. */
@@ -26,5 +33,9 @@ struct harness_part
 
 extern const struct harness_part harness_parts[];
 extern const size_t harness_part_count;
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -25,8 +25,9 @@ from .c_code import (
     to_wire,
     write_static,
 )
-from .c_names import c_name, ctype, member, strop
-from .model import Array, Composite, Primitive
+from .c_dialects import Dialect
+from .c_names import ctype
+from .model import Array, Composite, DataType, Primitive
 from .plan_c import CBody, CMoves, CRun, CStep, memcpy_layout
 
 __all__ = ["Deserializer", "Serializer"]
@@ -42,37 +43,59 @@ class _Steps(ABC):
     parameter, ``skipped``: the strategies with no code inside a run."""
 
     obj = ""
+    direction = ""  # "serialize" or "deserialize"
+    reading = False
     skipped: tuple[str, ...] = ()
 
-    def __init__(self) -> None:
+    def __init__(self, dialect: Dialect | None = None) -> None:
         self.fn = Function()
+        self.d = dialect or Dialect()
+        # a union's variant in C++: its value is a local (name, expression) at the top level
+        self.root: tuple[str, str] | None = None
+        self.top = ""
+
+    def expr(self, base: str, path: tuple[str, ...], t: DataType, array: bool = False) -> str:
+        """The expression of the member at ``path`` from ``base`` (empty: padding)."""
+        if not path or not path[-1]:
+            return ""
+        name = self.d.array if array else (lambda q: self.d.member(q, t))
+        if self.root is not None and base == self.top and path[0] == self.root[0]:
+            rest = path[1:]
+            return self.root[1] + ("." + name(rest) if rest else "")
+        return base + name(path)
 
     # the function: its checks, the whole-object copy, the body or the union's variants
     def routine(self, t: Composite, moves: CMoves, ref: str) -> list[str]:
         """The whole serialize / deserialize function of ``t`` (``ref``: its C name)."""
         fn = self.fn
         self.prologue(t)
+        base = self.d.base(self.obj)
         if moves.memcpy_bytes is not None:
             fn("#if WIREPLAN_DSDL_LE")
             self.whole_object(moves.memcpy_bytes)
             fn(f"off = {moves.memcpy_bytes * 8}U;")
             fn("#else")
         if moves.body is not None:
-            self.body(moves.body, f"{self.obj}->")
+            self.body(moves.body, base)
         else:
             self.tag(t)
             fn(f"off = {t.tag_bits}U;")
+            tag = self.d.tag(self.obj, self.reading)
             for k, variant in enumerate(moves.variants):
-                fn(f"{'if' if k == 0 else 'else if'} ({k}U == {self.obj}->_tag_)  "
-                   f"// {t.fields[k].name}")  # fmt: skip
+                name = t.fields[k].name
+                fn(f"{'if' if k == 0 else 'else if'} ({k}U == {tag})  // {name}")
                 fn.open()
-                self.body(variant, f"{self.obj}->")
+                lines, value = self.d.variant(self.obj, k, name, self.reading)
+                fn(*lines)
+                self.root, self.top = (name, value) if value else None, base
+                self.body(variant, base)
+                self.root = None
                 fn.close()
             self.after_variants()
         if moves.memcpy_bytes is not None:
             fn("#endif")
         self.epilogue()
-        return [self.signature(ref), "{", *fn.lines, "}"]
+        return [self.d.signature(self.direction, ref, self.obj), "{", *fn.lines, "}"]
 
     def body(self, body: CBody, base: str) -> None:
         for block in body.blocks:
@@ -93,7 +116,7 @@ class _Steps(ABC):
             self.fn(f"off += {run.bits}U;")
 
     def check_length(self, arr: str, capacity: int) -> None:
-        self.fn(f"if ({arr}.count > {capacity}U)", "{", _BAD_LENGTH, "}")
+        self.fn(f"if ({self.d.count(arr)} > {capacity}U)", "{", _BAD_LENGTH, "}")
 
     def static(self, s: CStep, base: str, p: str, size: int) -> None:
         """A step at static bit ``s.at`` of the run at ``p`` (``size`` bytes)."""
@@ -102,9 +125,9 @@ class _Steps(ABC):
         t = s.type
         if s.role == "length":
             assert isinstance(t, Primitive)
-            self.length(s, base + ".".join(strop(n) for n in s.path), p)
+            self.length(s, self.expr(base, s.path, t, array=True), p)
             return
-        x = base + member(s.path, t) if s.path and s.path[-1] else ""
+        x = self.expr(base, s.path, t)
         if isinstance(t, Primitive):
             if s.strategy == "load":
                 self.number(f"&{p}[{s.at // 8}U]", t, x)
@@ -113,6 +136,9 @@ class _Steps(ABC):
             return
         assert isinstance(t, Array) and isinstance(t.element, Primitive)
         el, n, k = t.element, t.capacity, s.at // 8
+        if el.kind == "b" and not self.d.packed_bools:
+            self.bit_array(p, f"{size}U", f"{s.at}U", self.d.bools(x, t), f"{n}U")
+            return
         if s.strategy == "copy":
             if el.kind == "b":
                 if n // 8:
@@ -126,7 +152,7 @@ class _Steps(ABC):
             memcpy = is_memcpy_number(el)
             if memcpy:
                 fn("#if WIREPLAN_DSDL_LE")
-                dst, src = self.pair(f"&{p}[{k}U]", f"&{x}[0]")
+                dst, src = self.pair(f"&{p}[{k}U]", self.d.first(x))
                 fn(f"{copy_call(n * width)}({dst}, {src}, {n * width}U);")
                 fn("#else")
             i = fn.fresh("i")
@@ -138,7 +164,7 @@ class _Steps(ABC):
                 fn("#endif")
             return
         if el.kind == "b":
-            self.bit_array(p, f"{size}U", f"{s.at}U", f"&{x}[0]", f"{n}U")
+            self.bit_array(p, f"{size}U", f"{s.at}U", self.d.bools(x, t), f"{n}U")
             return
         i = fn.fresh("i")
         fn(f"for (size_t {i} = 0U; {i} < {n}U; ++{i})")
@@ -153,10 +179,10 @@ class _Steps(ABC):
         if s.strategy == "align":
             fn("off = (off + 7U) & ~(size_t) 7U;")
             return
-        x = base + member(s.path, t) if s.path and s.path[-1] else ""
+        x = self.expr(base, s.path, t)
         if isinstance(t, Primitive):  # stream scalar, padding or length prefix
             if s.role == "length":
-                self.length_stream(s, base + ".".join(strop(n) for n in s.path))
+                self.length_stream(s, self.expr(base, s.path, t, array=True))
             else:
                 padding = s.strategy == "padding"
                 self.bits("buffer", "capacity_bytes", "off", t, None if padding else x)
@@ -165,9 +191,9 @@ class _Steps(ABC):
         if isinstance(t, Composite):
             self.call(t, x)
             return
-        count = f"{x}.count" if not t.fixed else f"{t.capacity}U"
+        count = self.d.count(x) if not t.fixed else f"{t.capacity}U"
         el = t.element
-        elems = f"{x}.elements" if not t.fixed else x
+        elems = self.d.elements(x, t)
         if isinstance(el, Composite):
             i = fn.fresh("i")
             if s.strategy == "loop":
@@ -175,7 +201,7 @@ class _Steps(ABC):
                 lay = memcpy_layout(el)
                 if lay is not None:
                     fn("#if WIREPLAN_DSDL_LE")
-                    self.bulk("&buffer[off / 8U]", f"&{elems}[0]", f"{count} * {lay[0]}U")
+                    self.bulk("&buffer[off / 8U]", self.d.first(elems), f"{count} * {lay[0]}U")
                     fn(f"off += {count} * {lay[0] * 8}U;")
                     fn("#else")
                 fn(f"for (size_t {i} = 0U; {i} < {count}; ++{i})")
@@ -192,6 +218,10 @@ class _Steps(ABC):
             return
         assert isinstance(el, Primitive)
         packed = f"{x}.bitpacked" if not t.fixed else x
+        if el.kind == "b" and not self.d.packed_bools:  # a container of bools: bit by bit
+            self.bit_array("buffer", "capacity_bytes", "off", self.d.bools(x, t), count)
+            fn(f"off += {count};")
+            return
         if s.strategy == "copy":
             n = fn.fresh("n")
             q = self.open_copy(n, count)
@@ -203,7 +233,7 @@ class _Steps(ABC):
                 memcpy = is_memcpy_number(el)
                 if memcpy:
                     fn("#if WIREPLAN_DSDL_LE")
-                    self.bulk(q, f"&{elems}[0]", f"{n} * {width}U")
+                    self.bulk(q, self.d.first(elems), f"{n} * {width}U")
                     fn("#else")
                 self.number_loop(q, el, elems, n, width)
                 if memcpy:
@@ -213,7 +243,7 @@ class _Steps(ABC):
             return
         # stream: elements at a run-time bit position
         if el.kind == "b":
-            self.bit_array("buffer", "capacity_bytes", "off", f"&{packed}[0]", count)
+            self.bit_array("buffer", "capacity_bytes", "off", self.d.bools(x, t), count)
             fn(f"off += {count};")
             return
         i = fn.fresh("i")
@@ -224,10 +254,6 @@ class _Steps(ABC):
         fn.close()
 
     # -- what each direction says for itself (the copy calls and the checks)
-    @abstractmethod
-    def signature(self, ref: str) -> str:
-        """The function's head (nunavut's signature)."""
-
     @abstractmethod
     def prologue(self, t: Composite) -> None:
         """The argument checks, ``capacity_bytes`` and ``off``."""
@@ -307,17 +333,16 @@ class Serializer(_Steps):
     """``<type>_serialize_``: the object's fields stored into ``buffer``."""
 
     obj = "obj"
+    direction = "serialize"
+    reading = False
     skipped = ("inline",)
-
-    def signature(self, ref: str) -> str:
-        return (
-            f"static inline int8_t {ref}_serialize_(\n"
-            f"    const {ref}* const obj, uint8_t* const buffer, size_t* const inout_buffer_size_bytes)"
-        )
 
     def prologue(self, t: Composite) -> None:
         fn = self.fn
-        fn("if ((obj == NULL) || (buffer == NULL) || (inout_buffer_size_bytes == NULL))")
+        fn(*self.d.unused(self.obj))
+        fn(
+            f"if ({self.d.null_check(self.obj)}(buffer == NULL) || (inout_buffer_size_bytes == NULL))"
+        )
         fn("{", "    return -NUNAVUT_ERROR_INVALID_ARGUMENT;", "}")
         fn("const size_t capacity_bytes = *inout_buffer_size_bytes;")
         if t.max_bits:
@@ -326,13 +351,14 @@ class Serializer(_Steps):
         fn("size_t off = 0U;")
 
     def whole_object(self, size: int) -> None:
-        self.fn(f"{copy_call(size)}(buffer, obj, {size}U);")
+        self.fn(f"{copy_call(size)}(buffer, {self.d.address(self.obj)}, {size}U);")
 
     def tag(self, t: Composite) -> None:
         fn = self.fn
-        fn(f"if (obj->_tag_ >= {len(t.fields)}U)")
+        tag = self.d.tag(self.obj, False)
+        fn(f"if ({tag} >= {len(t.fields)}U)")
         fn("{", "    return -NUNAVUT_ERROR_REPRESENTATION_BAD_UNION_TAG;", "}")
-        store(fn, "&buffer[0]", Primitive("u", t.tag_bits, False, ""), "obj->_tag_")
+        store(fn, "&buffer[0]", Primitive("u", t.tag_bits, False, ""), tag)
 
     def after_variants(self) -> None:
         pass  # the tag was checked before the branches
@@ -362,7 +388,7 @@ class Serializer(_Steps):
         self.fn(f"wireplanSetBits({buf}, {pos}, {v}, {t.bits}U);")
 
     def bit_array(self, buf: str, size: str, pos: str, memory: str, count: str) -> None:
-        self.fn(f"wireplanSetBitArray({buf}, {pos}, {memory}, {count});")
+        self.fn(f"{self.d.set_bools()}({buf}, {pos}, {memory}, {count});")
 
     def bulk(self, wire: str, memory: str, size: str) -> None:
         self.fn(f"wireplanCopy({wire}, {memory}, {size});")
@@ -371,13 +397,15 @@ class Serializer(_Steps):
         self.check_length(arr, s.capacity)
         assert isinstance(s.type, Primitive) and s.at is not None
         if s.strategy == "load":
-            self.number(f"&{p}[{s.at // 8}U]", s.type, f"{arr}.count")
+            self.number(f"&{p}[{s.at // 8}U]", s.type, self.d.count(arr))
         else:
-            self.bits_static(p, s.at, s.type, f"{arr}.count")
+            self.bits_static(p, s.at, s.type, self.d.count(arr))
 
     def length_stream(self, s: CStep, arr: str) -> None:
         self.check_length(arr, s.capacity)
-        self.fn(f"wireplanSetBits(buffer, off, (uint64_t) {arr}.count, {s.type.max_bits}U);")
+        self.fn(
+            f"wireplanSetBits(buffer, off, (uint64_t) {self.d.count(arr)}, {s.type.max_bits}U);"
+        )
 
     def open_copy(self, n: str, count: str) -> str:
         q = self.fn.fresh("q")
@@ -404,17 +432,17 @@ class Serializer(_Steps):
 
     def call(self, t: Composite, x: str) -> None:
         fn = self.fn
-        name = c_name(t.name, t.version)
+        name, arg = self.d.callee(t, self.direction, x)
         sz, err = fn.fresh("size"), fn.fresh("err")
         fn.open()
         if t.sealed:
             fn(f"size_t {sz} = capacity_bytes - (off / 8U);")
-            fn(f"const int8_t {err} = {name}_serialize_(&{x}, &buffer[off / 8U], &{sz});")
+            fn(f"const int8_t {err} = {name}({arg}, &buffer[off / 8U], &{sz});")
             fn(f"if ({err} < 0)", "{", f"    return {err};", "}")
             fn(f"off += {sz} * 8U;")
         else:
             fn(f"size_t {sz} = capacity_bytes - (off / 8U) - 4U;")
-            fn(f"const int8_t {err} = {name}_serialize_(&{x}, &buffer[(off / 8U) + 4U], &{sz});")
+            fn(f"const int8_t {err} = {name}({arg}, &buffer[(off / 8U) + 4U], &{sz});")
             fn(f"if ({err} < 0)", "{", f"    return {err};", "}")
             fn(f"wireplanSt32(&buffer[off / 8U], (uint32_t) {sz});")
             fn(f"off += ({sz} + 4U) * 8U;")
@@ -426,17 +454,14 @@ class Deserializer(_Steps):
     by its size (bytes past the end read as zeros, the implicit zero extension)."""
 
     obj = "out_obj"
+    direction = "deserialize"
+    reading = True
     skipped = ("inline", "padding")
-
-    def signature(self, ref: str) -> str:
-        return (
-            f"static inline int8_t {ref}_deserialize_(\n"
-            f"    {ref}* const out_obj, const uint8_t* buffer, size_t* const inout_buffer_size_bytes)"
-        )
 
     def prologue(self, t: Composite) -> None:
         fn = self.fn
-        fn("if ((out_obj == NULL) || (inout_buffer_size_bytes == NULL) ||")
+        fn(*self.d.unused(self.obj))
+        fn(f"if ({self.d.null_check(self.obj)}(inout_buffer_size_bytes == NULL) ||")
         fn("    ((buffer == NULL) && (0U != *inout_buffer_size_bytes)))")
         fn("{", "    return -NUNAVUT_ERROR_INVALID_ARGUMENT;", "}")
         fn("if (buffer == NULL)", "{", '    buffer = (const uint8_t*) "";', "}")
@@ -446,18 +471,26 @@ class Deserializer(_Steps):
     def whole_object(self, size: int) -> None:
         fn = self.fn
         fn(f"if (capacity_bytes >= {size}U)")
-        fn("{", f"    {copy_call(size)}(out_obj, buffer, {size}U);", "}")
+        obj = self.d.address(self.obj)
+        fn("{", f"    {copy_call(size)}({obj}, buffer, {size}U);", "}")
         fn("else")
-        fn("{", f"    wireplanGetBytes((uint8_t*) out_obj, buffer, capacity_bytes, 0U, {size}U);",
-           "}")  # fmt: skip
+        fn(
+            "{",
+            f"    wireplanGetBytes((uint8_t*) {obj}, buffer, capacity_bytes, 0U, {size}U);",
+            "}",
+        )
 
     def tag(self, t: Composite) -> None:
         fn = self.fn
         tag = Primitive("u", t.tag_bits, False, "")
+        declaration = self.d.tag_declaration()
+        if declaration:
+            fn(declaration)
+        lv = self.d.tag(self.obj, True)
         fn(f"if (capacity_bytes >= {t.tag_bits // 8}U)")
-        fn("{", f"    out_obj->_tag_ = {load(tag, '&buffer[0]')};", "}")
+        fn("{", f"    {lv} = {load(tag, '&buffer[0]')};", "}")
         fn("else")
-        fn("{", f"    out_obj->_tag_ = ({ctype(tag)}) wireplanGetBits(buffer, capacity_bytes, 0U, "
+        fn("{", f"    {lv} = ({ctype(tag)}) wireplanGetBits(buffer, capacity_bytes, 0U, "
            f"{t.tag_bits}U);", "}")  # fmt: skip
 
     def after_variants(self) -> None:
@@ -497,7 +530,7 @@ class Deserializer(_Steps):
             self.fn(f"{x} = {from_wire(t, v)};")
 
     def bit_array(self, buf: str, size: str, pos: str, memory: str, count: str) -> None:
-        self.fn(f"wireplanGetBitArray({memory}, {buf}, {size}, {pos}, {count});")
+        self.fn(f"{self.d.get_bools()}({memory}, {buf}, {size}, {pos}, {count});")
 
     def bulk(self, wire: str, memory: str, size: str) -> None:
         self.fn(f"wireplanGetBytes((uint8_t*) {memory}, buffer, capacity_bytes, off / 8U, {size});")
@@ -508,13 +541,19 @@ class Deserializer(_Steps):
             v = load(s.type, f"&{p}[{s.at // 8}U]")
         else:
             v = read_static(p, s.at, s.type.bits)
-        self.fn(f"{arr}.count = (size_t) ({v});")
-        self.check_length(arr, s.capacity)
+        self.count(arr, v, s.capacity)
 
     def length_stream(self, s: CStep, arr: str) -> None:
         bits = s.type.max_bits
-        self.fn(f"{arr}.count = (size_t) wireplanGetBits(buffer, capacity_bytes, off, {bits}U);")
-        self.check_length(arr, s.capacity)
+        self.count(arr, f"wireplanGetBits(buffer, capacity_bytes, off, {bits}U)", s.capacity)
+
+    def count(self, arr: str, v: str, capacity: int) -> None:
+        """The length ``v`` of ``arr`` checked against its capacity, then set."""
+        fn = self.fn
+        n = fn.fresh("count")
+        fn(f"const size_t {n} = (size_t) ({v});")
+        fn(f"if ({n} > {capacity}U)", "{", _BAD_LENGTH, "}")
+        fn(self.d.set_count(arr, n))
 
     def open_copy(self, n: str, count: str) -> str:
         self.fn.open()
@@ -553,13 +592,13 @@ class Deserializer(_Steps):
 
     def call(self, t: Composite, x: str) -> None:
         fn = self.fn
-        name = c_name(t.name, t.version)
+        name, arg = self.d.callee(t, self.direction, x)
         sz, err, pos = fn.fresh("size"), fn.fresh("err"), fn.fresh("pos")
         fn.open()
         if t.sealed:
             fn(f"const size_t {pos} = wireplanMin(off / 8U, capacity_bytes);")
             fn(f"size_t {sz} = capacity_bytes - {pos};")
-            fn(f"const int8_t {err} = {name}_deserialize_(&{x}, &buffer[{pos}], &{sz});")
+            fn(f"const int8_t {err} = {name}({arg}, &buffer[{pos}], &{sz});")
             fn(f"if ({err} < 0)", "{", f"    return {err};", "}")
             fn(f"off += {sz} * 8U;")
         else:
@@ -572,7 +611,7 @@ class Deserializer(_Steps):
             fn(f"if ({h} > (capacity_bytes - {pos}))")
             fn("{", "    return -NUNAVUT_ERROR_REPRESENTATION_BAD_DELIMITER_HEADER;", "}")
             fn(f"size_t {sz} = {h};")
-            fn(f"const int8_t {err} = {name}_deserialize_(&{x}, &buffer[{pos}], &{sz});")
+            fn(f"const int8_t {err} = {name}({arg}, &buffer[{pos}], &{sz});")
             fn(f"if ({err} < 0)", "{", f"    return {err};", "}")
             fn(f"off += {h} * 8U;")
         fn.close()

@@ -197,6 +197,7 @@ class Composite:
     fields: list[Field] = field(default_factory=list)
     constants: list[Constant] = field(default_factory=list)
     alignment: int = 8
+    deprecated: bool = False  # marked @deprecated in its definition
     source: object = field(default=None, repr=False)  # the reader's own object (pydsdl's)
 
     @property

@@ -146,8 +146,10 @@ def memcpy_layout(t: DataType) -> tuple[int, int] | None:
     return offset, align
 
 
-def strategies(moves: CMoves) -> dict[str, tuple[str, str]]:
-    """The C strategy and its reason per field path (``health.value``, ``items[].x``)."""
+def strategies(moves: CMoves, cpp: bool = False) -> dict[str, tuple[str, str]]:
+    """The C strategy and its reason per field path (``health.value``, ``items[].x``);
+    ``cpp``: the C++ backend's, which moves a bool array (``std::bitset``,
+    ``std::vector<bool>``) bit by bit where C copies its packed bytes."""
     out: dict[str, tuple[str, str]] = {}
 
     def visit(body: CBody, prefix: str) -> None:
@@ -158,6 +160,8 @@ def strategies(moves: CMoves) -> dict[str, tuple[str, str]]:
             path = f"{prefix}{name}" if not prefix or not name else f"{prefix}.{name}"
             if moves.memcpy_bytes is not None:
                 out[path] = ("memcpy-object", moves.reason)
+            elif cpp and s.strategy == "copy" and _bools(s.type):
+                out.setdefault(path, ("bit-loop", "a bool container: bit by bit"))
             else:
                 out.setdefault(path, (s.strategy, s.reason))
             if s.body is not None:
@@ -170,13 +174,19 @@ def strategies(moves: CMoves) -> dict[str, tuple[str, str]]:
     return out
 
 
+def _bools(t: DataType) -> bool:
+    return isinstance(t, Array) and isinstance(t.element, Primitive) and t.element.kind == "b"
+
+
 def annotate(layout: TypeLayout, moves: CMoves) -> TypeLayout:
-    """The layout report with the C strategy of the type and of each field beside the Python one."""
-    by_path = strategies(moves)
+    """The layout report with the C (and C++) strategy of the type and of each field beside
+    the Python one."""
+    by_path, cpp = strategies(moves), strategies(moves, cpp=True)
     fields = []
     for f in layout.fields:
         c = by_path.get(f.path, ("", ""))
-        fields.append(replace(f, c_strategy=c[0], c_reason=c[1]))
+        fields.append(replace(f, c_strategy=c[0], c_reason=c[1],
+                              cpp_strategy=cpp.get(f.path, ("", ""))[0]))  # fmt: skip
     return replace(layout, fields=fields, c_strategy=moves.strategy, c_reason=moves.reason)
 
 

@@ -262,6 +262,7 @@ class _Reader:
             max_bits=int(bls.max),
             tag_bits=inner.tag_field_type.bit_length if union else 0,
             fixed_port_id=inner.fixed_port_id if inner.has_fixed_port_id else None,
+            deprecated=bool(inner.deprecated),
             source=t,
         )
         self.done[key] = c  # before the fields: a type may be reached again through them

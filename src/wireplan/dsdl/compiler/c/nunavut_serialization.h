@@ -6,7 +6,7 @@
  * which defines the same error codes, and states the options wireplan's headers are built
  * with.  nunavut's helper functions (nunavutGetU8, nunavutCopyBits, nunavutFloat16Pack, ...)
  * are nunavut's own and are not provided; generated code never needs them.
- * Copied unchanged into every output folder of wireplan's C backend (see docs/dsdl.md).
+ * Copied unchanged into every output folder of wireplan's C backend (see docs/dsdl-c.md).
  */
 #ifndef NUNAVUT_SUPPORT_SERIALIZATION_H_INCLUDED
 #define NUNAVUT_SUPPORT_SERIALIZATION_H_INCLUDED

@@ -1,0 +1,374 @@
+// wireplan's C++ support header, at the path nunavut's C++ output gives its own
+// (nunavut/support/serialization.hpp), with the public names of nunavut 3.1's C++ API:
+// nunavut::support::Error, expected / unexpected, Result, VoidResult, SerializeResult,
+// bitspan, const_bitspan and their bit-level accessors.  The generated code does not use the
+// accessors: each type's wireplan_serialize_ / wireplan_deserialize_ moves its bytes with the
+// routines of wireplan/dsdl/support.h (the same as the C backend's), and the serialize /
+// deserialize functions of nunavut's API call them through the helpers at the end of this file.
+// C++17.  Copied unchanged into every output folder of wireplan's C++ backend (docs/dsdl-c.md).
+#ifndef NUNAVUT_SUPPORT_SERIALIZATION_HPP_INCLUDED
+#define NUNAVUT_SUPPORT_SERIALIZATION_HPP_INCLUDED
+
+#include <wireplan/dsdl/support.h>
+
+#include <algorithm>
+#include <array>
+#include <bitset>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <new>
+#include <type_traits>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#if __cplusplus < 201703L
+#    error "wireplan's C++ output needs C++17 or later (-std=c++17)"
+#endif
+
+namespace nunavut
+{
+namespace support
+{
+
+/// The errors of serialize / deserialize (the numbers are nunavut's, as the C codes).
+enum class Error
+{
+    SerializationBufferTooSmall      = NUNAVUT_ERROR_SERIALIZATION_BUFFER_TOO_SMALL,
+    SerializationBadArrayLength      = NUNAVUT_ERROR_REPRESENTATION_BAD_ARRAY_LENGTH,
+    RepresentationBadUnionTag        = NUNAVUT_ERROR_REPRESENTATION_BAD_UNION_TAG,
+    RepresentationBadDelimiterHeader = NUNAVUT_ERROR_REPRESENTATION_BAD_DELIMITER_HEADER
+};
+
+template <typename E>
+struct unexpected final
+{
+    E value;
+    explicit unexpected(E e)
+        : value(e)
+    {
+    }
+};
+
+/// A value or an Error; never throws (no exceptions needed).
+template <typename T>
+class expected final
+{
+    std::variant<T, Error> v_;
+
+public:
+    expected()
+        : v_(std::in_place_index<0>)
+    {
+    }
+    expected(T value)  // NOLINT: implicit, as a return value
+        : v_(std::in_place_index<0>, std::move(value))
+    {
+    }
+    expected(unexpected<Error> e)  // NOLINT: implicit, as a return value
+        : v_(std::in_place_index<1>, e.value)
+    {
+    }
+    bool has_value() const noexcept { return v_.index() == 0U; }
+    explicit operator bool() const noexcept { return has_value(); }
+    T& value() { return *std::get_if<0>(&v_); }
+    const T& value() const { return *std::get_if<0>(&v_); }
+    T& operator*() { return value(); }
+    const T& operator*() const { return value(); }
+    T* operator->() { return std::get_if<0>(&v_); }
+    const T* operator->() const { return std::get_if<0>(&v_); }
+    Error error() const { return *std::get_if<1>(&v_); }
+};
+
+template <>
+class expected<void> final
+{
+    int e_ = 0;
+
+public:
+    expected() = default;
+    expected(unexpected<Error> e)  // NOLINT: implicit, as a return value
+        : e_(static_cast<int>(e.value))
+    {
+    }
+    bool has_value() const noexcept { return e_ == 0; }
+    explicit operator bool() const noexcept { return has_value(); }
+    Error error() const { return static_cast<Error>(e_); }
+};
+
+template <typename T>
+using Result          = expected<T>;
+using VoidResult      = Result<void>;
+using SerializeResult = Result<std::size_t>;
+
+inline unexpected<Error> operator-(const Error& e)
+{
+    return unexpected<Error>{e};
+}
+
+namespace detail
+{
+/// What bitspan and const_bitspan share: bytes, their count, a bit offset into them.
+template <typename Byte, typename Self>
+class bits_view
+{
+protected:
+    Byte*       data_;
+    std::size_t size_bytes_;
+    std::size_t offset_bits_;
+
+    bits_view(Byte* data, std::size_t size_bytes, std::size_t offset_bits)
+        : data_(data)
+        , size_bytes_(size_bytes)
+        , offset_bits_(offset_bits)
+    {
+    }
+    const std::uint8_t* bytes() const noexcept { return data_; }
+
+public:
+    using value_type = Byte;
+
+    /// The bits left from the offset to the end.
+    std::size_t size() const noexcept
+    {
+        const std::size_t total = size_bytes_ * 8U;
+        return (offset_bits_ < total) ? (total - offset_bits_) : 0U;
+    }
+    std::size_t offset() const noexcept { return offset_bits_; }
+    std::size_t offset_bytes_ceil() const noexcept { return (offset_bits_ + 7U) / 8U; }
+    bool        offset_alings_to_byte() const noexcept { return (offset_bits_ % 8U) == 0U; }
+    void        add_offset(std::size_t bits) noexcept { offset_bits_ += bits; }
+    void        set_offset(std::size_t bits) noexcept { offset_bits_ = bits; }
+    template <std::size_t Alignment>
+    void align_offset_to() noexcept
+    {
+        static_assert(Alignment > 0U, "alignment of 0 bits");
+        offset_bits_ = ((offset_bits_ + Alignment - 1U) / Alignment) * Alignment;
+    }
+    /// The same bytes, at ``bits`` past the current offset.
+    Self at_offset(std::size_t bits) const noexcept { return Self(data_, size_bytes_, offset_bits_ + bits); }
+    /// The byte the offset is in.
+    Byte* aligned_ptr(std::size_t plus_offset_bits = 0U) const noexcept
+    {
+        return data_ + ((offset_bits_ + plus_offset_bits) / 8U);
+    }
+
+    // -- reads (bits past the end read as zeros: the implicit zero extension)
+    std::uint64_t getBits(std::uint8_t len_bits) const noexcept
+    {
+        return (len_bits == 0U) ? 0U : wireplanGetBits(bytes(), size_bytes_, offset_bits_, std::min<unsigned>(len_bits, 64U));
+    }
+    bool          getBit() const noexcept { return getBits(1U) != 0U; }
+    std::uint8_t  getU8(std::uint8_t len_bits) const noexcept { return static_cast<std::uint8_t>(getBits(std::min<std::uint8_t>(len_bits, 8U))); }
+    std::uint16_t getU16(std::uint8_t len_bits) const noexcept { return static_cast<std::uint16_t>(getBits(std::min<std::uint8_t>(len_bits, 16U))); }
+    std::uint32_t getU32(std::uint8_t len_bits) const noexcept { return static_cast<std::uint32_t>(getBits(std::min<std::uint8_t>(len_bits, 32U))); }
+    std::uint64_t getU64(std::uint8_t len_bits) const noexcept { return getBits(std::min<std::uint8_t>(len_bits, 64U)); }
+    std::int8_t   getI8(std::uint8_t len_bits) const noexcept { return static_cast<std::int8_t>(getI64(std::min<std::uint8_t>(len_bits, 8U))); }
+    std::int16_t  getI16(std::uint8_t len_bits) const noexcept { return static_cast<std::int16_t>(getI64(std::min<std::uint8_t>(len_bits, 16U))); }
+    std::int32_t  getI32(std::uint8_t len_bits) const noexcept { return static_cast<std::int32_t>(getI64(std::min<std::uint8_t>(len_bits, 32U))); }
+    std::int64_t  getI64(std::uint8_t len_bits) const noexcept
+    {
+        const std::uint8_t n = std::min<std::uint8_t>(len_bits, 64U);
+        return (n == 0U) ? 0 : wireplanSext(getBits(n), n);
+    }
+    float  getF16() const noexcept { return wireplanF16Unpack(static_cast<std::uint16_t>(getBits(16U))); }
+    float  getF32() const noexcept { return wireplanF32From(static_cast<std::uint32_t>(getBits(32U))); }
+    double getF64() const noexcept { return wireplanF64From(getBits(64U)); }
+};
+}  // namespace detail
+
+struct const_bitspan;
+
+/// Writable bytes with a bit offset (nunavut's bitspan).
+struct bitspan final : public detail::bits_view<std::uint8_t, bitspan>
+{
+    template <std::size_t N>
+    bitspan(std::array<std::uint8_t, N>& data, std::size_t offset_bits = 0U)
+        : bits_view(data.data(), N, offset_bits)
+    {
+    }
+    template <std::size_t N>
+    bitspan(std::uint8_t (&data)[N], std::size_t offset_bits = 0U)
+        : bits_view(data, N, offset_bits)
+    {
+    }
+    bitspan(std::uint8_t* ptr, std::size_t size, std::size_t offset_bits = 0U)
+        : bits_view(ptr, size, offset_bits)
+    {
+    }
+    friend struct const_bitspan;
+
+    /// ``size_bits`` bits from ``bits_at`` past the offset, as a span starting at its first
+    /// byte (the offset must then be byte-aligned).
+    Result<bitspan> subspan(std::size_t bits_at, std::size_t size_bits) const noexcept
+    {
+        const std::size_t at = offset_bits_ + bits_at;
+        if ((at % 8U) != 0U)
+        {
+            return -Error::SerializationBadArrayLength;
+        }
+        if (size() < (bits_at + size_bits))
+        {
+            return -Error::SerializationBufferTooSmall;
+        }
+        return bitspan(data_ + (at / 8U), (size_bits + 7U) / 8U);
+    }
+
+    // -- writes: each checks the room left, then writes at the offset (which it does not move)
+    VoidResult setUxx(std::uint64_t value, std::uint8_t len_bits)
+    {
+        const unsigned n = std::min<unsigned>(len_bits, 64U);
+        if (size() < n)
+        {
+            return -Error::SerializationBufferTooSmall;
+        }
+        if (n != 0U)
+        {
+            wireplanSetBits(data_, offset_bits_, value, n);
+        }
+        return {};
+    }
+    VoidResult setIxx(std::int64_t value, std::uint8_t len_bits) { return setUxx(static_cast<std::uint64_t>(value), len_bits); }
+    VoidResult setBit(bool value) { return setUxx(value ? 1U : 0U, 1U); }
+    VoidResult setF16(float value) { return setUxx(wireplanF16Pack(value, true), 16U); }
+    VoidResult setF32(float value) { return setUxx(wireplanF32Bits(value), 32U); }
+    VoidResult setF64(double value) { return setUxx(wireplanF64Bits(value), 64U); }
+    VoidResult setZeros() { return setZeros(size()); }
+    VoidResult setZeros(std::size_t length)
+    {
+        if (size() < length)
+        {
+            return -Error::SerializationBufferTooSmall;
+        }
+        for (std::size_t i = 0U; i < length; i += 64U)
+        {
+            wireplanSetBits(data_, offset_bits_ + i, 0U, static_cast<unsigned>(std::min<std::size_t>(64U, length - i)));
+        }
+        return {};
+    }
+    /// Zeros up to the next multiple of ``length`` bits, and the offset moved there.
+    VoidResult padAndMoveToAlignment(std::size_t length)
+    {
+        const std::size_t pad = (length - (offset_bits_ % length)) % length;
+        const VoidResult  r   = setZeros(pad);
+        if (r)
+        {
+            add_offset(pad);
+        }
+        return r;
+    }
+
+private:
+    friend class detail::bits_view<std::uint8_t, bitspan>;
+};
+
+/// Read-only bytes with a bit offset (nunavut's const_bitspan).
+struct const_bitspan final : public detail::bits_view<const std::uint8_t, const_bitspan>
+{
+    template <std::size_t N>
+    const_bitspan(const std::array<std::uint8_t, N>& data, std::size_t offset_bits = 0U)
+        : bits_view(data.data(), N, offset_bits)
+    {
+    }
+    template <std::size_t N>
+    const_bitspan(const std::uint8_t (&data)[N], std::size_t offset_bits = 0U)
+        : bits_view(data, N, offset_bits)
+    {
+    }
+    const_bitspan(const std::uint8_t* ptr, std::size_t size, std::size_t offset_bits = 0U)
+        : bits_view(ptr, size, offset_bits)
+    {
+    }
+    const_bitspan(const bitspan& other)  // NOLINT: implicit, as nunavut's
+        : bits_view(other.data_, other.size_bytes_, other.offset_bits_)
+    {
+    }
+    /// ``size_bits`` bits (at most what is left) from ``bits_at`` past the offset.
+    const_bitspan subspan(std::size_t bits_at = 0U, std::size_t size_bits = std::numeric_limits<std::size_t>::max()) const noexcept
+    {
+        const std::size_t at    = offset_bits_ + bits_at;
+        const std::size_t first = std::min(at / 8U, size_bytes_);
+        const std::size_t left  = (size() > bits_at) ? (size() - bits_at) : 0U;
+        const std::size_t bits  = std::min(left, size_bits) + (at % 8U);
+        return const_bitspan(data_ + first, std::min((bits + 7U) / 8U, size_bytes_ - first), at % 8U);
+    }
+};
+
+/// How wireplan's generated serialize / deserialize reach its byte-level functions.  A DSDL
+/// object starts at a byte boundary: at a span offset inside a byte, the message starts at
+/// the next byte (the bits between are written as zeros), as a nested object would.  The
+/// results are nunavut's: where the message ends, in whole bytes from the start of the
+/// span's bytes (for serialize) or at most where the span ends (for deserialize), which is the
+/// size written / read when the offset is 0.
+namespace wireplan_detail
+{
+/// ``write(buffer, &size)``: a generated wireplan_serialize_ on the span's bytes.
+template <typename Write>
+inline SerializeResult serialize(const bitspan& out, Write&& write)
+{
+    bitspan at(out);
+    at.align_offset_to<8U>();
+    const std::size_t pad  = at.offset() - out.offset();
+    std::size_t       size = at.size() / 8U;
+    std::uint8_t      none = 0U;
+    if ((pad != 0U) && (out.size() >= pad))
+    {
+        (void) bitspan(out).setZeros(pad);
+    }
+    const std::int8_t err = write((size != 0U) ? at.aligned_ptr() : &none, &size);
+    if (err < 0)
+    {
+        return unexpected<Error>(static_cast<Error>(-err));
+    }
+    return (at.offset() / 8U) + size;
+}
+
+/// ``read(buffer, &size)``: a generated wireplan_deserialize_ on the span's bytes.
+template <typename Read>
+inline SerializeResult deserialize(const const_bitspan& in, Read&& read)
+{
+    const_bitspan at(in);
+    at.align_offset_to<8U>();
+    std::size_t       size = at.size() / 8U;
+    const std::int8_t err  = read((size != 0U) ? at.aligned_ptr() : nullptr, &size);
+    if (err < 0)
+    {
+        return unexpected<Error>(static_cast<Error>(-err));
+    }
+    return std::min(at.offset() + (size * 8U), in.size()) / 8U;
+}
+
+// bool arrays: std::bitset<N> (fixed) and std::vector<bool> (variable), bit by bit
+template <typename Bools>
+inline void set_bools(std::uint8_t* const buf, const std::size_t off, const Bools& bools, const std::size_t count)
+{
+    for (std::size_t i = 0U; i < count; ++i)
+    {
+        const std::size_t at = off + i;
+        const auto        b  = static_cast<std::uint8_t>(1U << (at % 8U));
+        buf[at / 8U]         = static_cast<std::uint8_t>(bools[i] ? (buf[at / 8U] | b) : (buf[at / 8U] & ~b));
+    }
+    const std::size_t end = off + count;  // the rest of the last byte: zeros (padding follows)
+    if ((end % 8U) != 0U)
+    {
+        buf[end / 8U] = static_cast<std::uint8_t>(buf[end / 8U] & ((1U << (end % 8U)) - 1U));
+    }
+}
+
+template <typename Bools>
+inline void get_bools(Bools& bools, const std::uint8_t* const buf, const std::size_t cap, const std::size_t off, const std::size_t count)
+{
+    for (std::size_t i = 0U; i < count; ++i)
+    {
+        const std::size_t at = off + i;
+        bools[i]             = ((at / 8U) < cap) && (((buf[at / 8U] >> (at % 8U)) & 1U) != 0U);
+    }
+}
+}  // namespace wireplan_detail
+
+}  // namespace support
+}  // namespace nunavut
+
+#endif  // NUNAVUT_SUPPORT_SERIALIZATION_HPP_INCLUDED

@@ -1,0 +1,28 @@
+// A stand-in for CETL's cetl/pf17/cetlpf.hpp, which nunavut's C++ output includes for its
+// unions, so that the tests can build nunavut's headers without fetching CETL.  Under C++17
+// CETL's polyfill names the standard library's types, which is all this file does (for the
+// names nunavut's generated code and the tests use); wireplan's output does not include it.
+#ifndef WIREPLAN_TEST_CETL_SHIM_HPP
+#define WIREPLAN_TEST_CETL_SHIM_HPP
+
+#include <variant>
+
+#if __cplusplus < 201703L
+#    error "this stand-in covers C++17 and later only"
+#endif
+
+namespace cetl
+{
+using std::get;
+using std::get_if;
+using std::holds_alternative;
+using std::monostate;
+using std::variant;
+using std::variant_alternative;
+using std::variant_alternative_t;
+using std::variant_npos;
+using std::variant_size;
+using std::visit;
+}  // namespace cetl
+
+#endif

@@ -1,0 +1,203 @@
+"""wireplan's C++ headers against nunavut 3.1's C++ output: the same files, the same public
+surface, the same application source.
+
+nunavut's output (``nnvg --target-language cpp --language-standard c++17``) of uavcan, reg
+and the corner namespace is the reference: every header has the same path, and in each the
+lines that make up the API - namespaces, classes, ``_traits_`` members, ``TypeOf`` and
+``ArrayCapacity`` entries, constants, members, union accessors, the serialize / deserialize
+signatures, includes of other types - are the same, line for line.  tests/dsdl/c/app.cpp, a
+node application written against nunavut's C++ API, builds against both producers' headers
+(g++ and clang++, with and without exceptions and RTTI, the portable path forced) and prints
+the same, including pydsdl's bytes of three messages.  The round trips of every type are in
+test_dsdl_c.py (its C++ builds).
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+import re
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ._producers import Headers, _need, run_nnvg
+from ._support import CORNER, REG, UAVCAN
+from .test_dsdl_c import C_DIR, CFLAGS, GENERIC_MACRO, SHIM_DIR, _app_oracle, _compile, run_exe
+
+# The lines of a header that make up its API (after whitespace is collapsed).
+_SURFACE = re.compile(
+    r"^(struct |class |using \w+ *=|static constexpr|namespace \w+|_traits_::TypeOf::\w+ \w+"
+    r"|VariantType union_value|bool is_\w+|typename std::add_\w+<[^>]*>::type get_\w+"
+    r"|std::add_lvalue_reference<[^>]*>::type set_\w+|inline nunavut::support::SerializeResult"
+    r"|#ifndef|#include \")"
+)
+_FLOAT_CONSTANT = re.compile(
+    r"^(static constexpr (?:float|double) \w+ = )static_cast<\w+>\((.*)\);$"
+)
+
+
+def _arithmetic(text: str) -> float:
+    """The value of a constant expression such as ``(1.0 / 2048.0)`` (numbers and + - * /)."""
+    ops: dict[type, Callable[[Any, Any], Any]] = {
+        ast.Add: operator.add,
+        ast.Sub: operator.sub,
+        ast.Mult: operator.mul,
+        ast.Div: operator.truediv,
+    }
+
+    def value(node: ast.AST) -> float:
+        if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
+            return float(node.value)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return -value(node.operand)
+        if isinstance(node, ast.BinOp) and type(node.op) in ops:
+            return float(ops[type(node.op)](value(node.left), value(node.right)))
+        raise ValueError(f"not a constant expression: {text}")
+
+    return value(ast.parse(text, mode="eval").body)
+
+
+def surface(text: str) -> list[str]:
+    """The API lines of a header; ``cetl::`` is ``std::`` (under C++17 they are one), a float
+    constant's value is written as its number (nunavut writes DSDL's rational)."""
+    out = []
+    for line in text.splitlines():
+        s = " ".join(line.split())
+        if s.startswith("//") or "options::" in s or s.startswith("using VariantType ="):
+            continue  # comments, nunavut's option checks, a local alias in its functions
+        if not _SURFACE.match(s):
+            continue
+        s = s.replace("cetl::", "std::").replace("<size_t I", "<std::size_t I")
+        m = _FLOAT_CONSTANT.match(s)
+        if m:
+            s = f"{m[1]}{_arithmetic(m[2])!r}"
+        out.append(s)
+    return out
+
+
+def headers(folder: Path) -> dict[str, Path]:
+    """The type headers under ``folder`` by relative path (the support headers left out)."""
+    return {
+        str(p.relative_to(folder)): p
+        for p in folder.rglob("*.hpp")
+        if p.relative_to(folder).parts[0] not in ("nunavut", "wireplan")
+    }
+
+
+@pytest.fixture(scope="module")
+def both(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """(nunavut's, wireplan's) C++ headers of uavcan, reg and corner."""
+    from wireplan.dsdl import compile as compile_dsdl
+
+    theirs = tmp_path_factory.mktemp("nunavut-cpp-all")
+    run_nnvg(theirs, [str(UAVCAN)], [], "cpp")
+    run_nnvg(theirs, [str(REG)], [UAVCAN], "cpp")
+    run_nnvg(theirs, [str(CORNER)], [], "cpp")
+    mine = tmp_path_factory.mktemp("wireplan-cpp-all")
+    compile_dsdl(UAVCAN, output=mine, language="cpp")
+    compile_dsdl(REG, lookup=UAVCAN, output=mine, language="cpp")
+    compile_dsdl(CORNER, output=mine, language="cpp")
+    return theirs, mine
+
+
+def test_same_headers(both: tuple[Path, Path]) -> None:
+    """One header per type and service, at nunavut's paths (``uavcan/_register/Value_1_0.hpp``,
+    ``reg/.../zX005FzX005F0_1.hpp`` for the type named ``_``)."""
+    theirs, mine = (headers(f) for f in both)
+    assert sorted(mine) == sorted(theirs)
+    assert len(mine) > 250
+
+
+def test_same_surface(both: tuple[Path, Path]) -> None:
+    """In every header the API lines are nunavut's, in order."""
+    theirs, mine = (headers(f) for f in both)
+    differ = []
+    for rel in sorted(theirs):
+        a, b = surface(theirs[rel].read_text()), surface(mine[rel].read_text())
+        assert len(a) > 5, rel
+        if a != b:
+            extra = [line for line in b if line not in a][:3]
+            missing = [line for line in a if line not in b][:3]
+            differ.append(f"{rel}: missing {missing}, extra {extra}")
+    assert not differ, f"{len(differ)} headers differ:\n" + "\n".join(differ[:20])
+
+
+def test_surface_sees_differences() -> None:
+    """The comparison is not blind: a renamed member, a changed trait or a lost accessor show."""
+    text = (
+        "namespace uavcan\n{\nstruct Heartbeat_1_0 final\n{\n"
+        "        static constexpr std::size_t ExtentBytes = 12UL;\n"
+        "    _traits_::TypeOf::uptime uptime{};\n    bool is_empty() const\n}"
+    )
+    base = surface(text)
+    assert len(base) == 5
+    for old, new in [("uptime{}", "up{}"), ("12UL", "13UL"), ("is_empty", "is_void")]:
+        assert surface(text.replace(old, new)) != base
+    assert surface("static constexpr float E = static_cast<float>((1.0 / 2048.0));") == surface(
+        "static constexpr float E = static_cast<float>(0.00048828125);"
+    )
+
+
+# (compiler, extra flags, defines): gcc and clang, without exceptions and RTTI, portable path
+APP_BUILDS = {
+    "g++": ("g++", (), ()),
+    "g++-no-exceptions": ("g++", ("-fno-exceptions", "-fno-rtti"), ()),
+    "g++-generic": ("g++", (), (GENERIC_MACRO,)),
+    "clang++": ("clang++", ("-fno-exceptions", "-fno-rtti"), ()),
+}
+
+
+def _build_app(out: Path, folder: Path, build: str) -> Path:
+    compiler, extra, defines = APP_BUILDS[build]
+    cxx = _need(shutil.which(compiler), compiler)
+    folder.mkdir(parents=True)
+    exe = folder / "app"
+    flags = [f for f in CFLAGS if f != "-std=c11"]
+    _compile([cxx, "-std=c++17", "-pedantic", *flags, "-O1", *extra,
+              *(f"-D{d}" for d in defines), f"-I{out}", f"-I{SHIM_DIR}",
+              str(C_DIR / "app.cpp"), "-o", str(exe)])  # fmt: skip
+    return exe
+
+
+def test_same_application_source(
+    nunavut_cpp_headers: Headers,
+    wireplan_cpp_headers: Headers,
+    all_types: list[Any],
+    tmp_path: Path,
+) -> None:
+    """tests/dsdl/c/app.cpp prints pydsdl's bytes and the same lines on both producers'
+    headers, with each compiler and flag set."""
+    theirs = run_exe([_build_app(nunavut_cpp_headers.out, tmp_path / "nunavut", "g++")])
+    lines = theirs.splitlines()
+    for line in _app_oracle(all_types).values():
+        assert line in lines, theirs
+    assert "?" not in theirs and "access long name: bad array length" in lines, theirs
+    for build in APP_BUILDS:
+        mine = run_exe([_build_app(wireplan_cpp_headers.out, tmp_path / build, build)])
+        assert mine == theirs, build
+
+
+def test_each_header_stands_alone(wireplan_cpp_headers: Headers, tmp_path: Path) -> None:
+    """Every header compiles on its own (its includes are complete), with the strict flags."""
+    gxx = _need(shutil.which("g++"), "g++")
+    found = headers(wireplan_cpp_headers.out)
+    sources = []
+    for k, rel in enumerate(sorted(found)):
+        src = tmp_path / f"h{k}.cpp"
+        src.write_text(f'#include "{rel}"\n')
+        sources.append(str(src))
+    half = len(sources) // 2
+    flags = ["-std=c++17", "-Wall", "-Wextra", "-Werror", "-pedantic", "-fsyntax-only"]
+    procs = [
+        subprocess.Popen([gxx, *flags, f"-I{wireplan_cpp_headers.out}", *part],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for part in (sources[:half], sources[half:])
+    ]  # fmt: skip
+    for proc in procs:
+        _, err = proc.communicate()
+        assert proc.returncode == 0, err[-4000:]
