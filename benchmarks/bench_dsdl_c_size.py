@@ -1,5 +1,5 @@
-"""DSDL C backend on microcontrollers: code size of serialize + deserialize, wireplan's
-headers against nunavut 3.1's, for Cortex-M0 and Cortex-M4 at ``-Os``.
+"""DSDL C and C++ backends on microcontrollers: code size of serialize + deserialize,
+wireplan's headers against nunavut 3.1's, for Cortex-M0 and Cortex-M4 at ``-Os``.
 
 Run: ``python3 dev.py bench dsdl_c_size`` (needs Debian's gcc-arm-none-eabi and
 libnewlib-arm-none-eabi, and nunavut 3.1's nnvg, which dev.py provides).
@@ -12,6 +12,13 @@ object file) is the type's size: everything the two calls need, the nested types
 and the support code included.  The C library functions they call (``memcpy``,
 ``memset``, ...) are not counted; the table names them.  A size is a count of bytes, the
 same on every run: no rounds, no noise.
+
+C++: the same with ``arm-none-eabi-g++ -std=c++17 -fno-exceptions -fno-rtti`` (as firmware
+builds; Debian's libstdc++-arm-none-eabi-newlib), through nunavut's C++ API
+(``serialize(obj, bitspan)``, ``deserialize(obj, const_bitspan)``) on both producers' C++
+headers (``nnvg ... --target-language cpp --language-standard c++17``; the CETL stand-in of
+tests/dsdl/c/shim for nunavut's unions).  Inline functions land in their own ``.text.*``
+sections and are counted.
 """
 
 from __future__ import annotations
@@ -28,11 +35,21 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_dsdl_c as speed
 import report
 from wireplan.dsdl.compiler.c_names import c_name, header_path
+from wireplan.dsdl.compiler.cpp_names import cpp_header_path, cpp_name, cpp_namespace
 
 CPUS = ("cortex-m0", "cortex-m4")
 CC = "arm-none-eabi-gcc"
 FLAGS = ["-std=c11", "-mthumb", "-Os", "-ffunction-sections", "-fdata-sections"]
 FLAGS += ["-Wall", "-Wextra", "-Werror"]
+CXX = "arm-none-eabi-g++"
+CXX_FLAGS = [
+    "-std=c++17",
+    *FLAGS[1:],
+    "-fno-exceptions",
+    "-fno-rtti",
+    "-Wno-deprecated-declarations",
+]
+LANGS = ("c", "cpp")
 
 
 def c_type(case: speed.Case) -> tuple[str, str]:
@@ -56,6 +73,25 @@ def probe_source(case: speed.Case) -> str:
     )
 
 
+def cpp_probe_source(case: speed.Case) -> str:
+    """The C++ probe: nunavut's C++ API on a case's type (a service half: Service::Request)."""
+    *name, major, minor = case.name.split(".")
+    version = (int(major), int(minor))
+    full = ".".join(name)
+    t = "::".join([*cpp_namespace(full), cpp_name(name[-1], version)])
+    header = cpp_header_path(".".join(name[:-1]) if case.service_half else full, version)
+    api = "nunavut::support"
+    return (
+        f'#include "{header}"\n'
+        f"{api}::SerializeResult size_probe_serialize(const {t}& obj, {api}::bitspan out);\n"
+        f"{api}::SerializeResult size_probe_deserialize({t}& obj, {api}::const_bitspan in);\n"
+        f"{api}::SerializeResult size_probe_serialize(const {t}& obj, {api}::bitspan out)\n"
+        "{ return serialize(obj, out); }\n"
+        f"{api}::SerializeResult size_probe_deserialize({t}& obj, {api}::const_bitspan in)\n"
+        "{ return deserialize(obj, in); }\n"
+    )
+
+
 def object_size(obj: Path) -> tuple[int, list[str]]:
     """Bytes of code and read-only data in ``obj``, and the functions it calls outside."""
     sections = subprocess.run(
@@ -73,19 +109,22 @@ def object_size(obj: Path) -> tuple[int, list[str]]:
     return total, calls
 
 
-def measure(work: Path, headers: dict[str, Path]) -> dict[str, Any]:
-    """Per CPU: rows ``(type, nunavut bytes, wireplan bytes, ratio)`` and the library calls."""
+def measure(work: Path, headers: dict[str, Path], lang: str = "c") -> dict[str, Any]:
+    """Per CPU: rows ``(type, nunavut bytes, wireplan bytes, ratio)`` and the library calls,
+    of the C or the C++ (``lang``) headers."""
     out: dict[str, Any] = {"tables": {}, "totals": {}, "calls": {}}
+    compiler, flags = (CXX, [*CXX_FLAGS, f"-I{speed.SHIM}"]) if lang == "cpp" else (CC, FLAGS)
     for cpu in CPUS:
         rows, totals = [], {g: 0 for g in headers}
         calls: dict[str, set[str]] = {g: set() for g in headers}
         for case in speed.CASES:
             sizes = {}
             for gen, folder in headers.items():
-                src = work / f"{gen}-{cpu}-{c_type(case)[0]}.c"
-                src.write_text(probe_source(case))
+                src = work / f"{gen}-{cpu}-{c_type(case)[0]}.{lang}"
+                src.write_text(cpp_probe_source(case) if lang == "cpp" else probe_source(case))
                 obj = src.with_suffix(".o")
-                cmd = [CC, *FLAGS, f"-mcpu={cpu}", f"-I{folder}", "-c", str(src), "-o", str(obj)]
+                cmd = [compiler, *flags, f"-mcpu={cpu}", f"-I{folder}", "-c", str(src),
+                       "-o", str(obj)]  # fmt: skip
                 done = subprocess.run(cmd, capture_output=True, text=True)
                 if done.returncode:
                     raise SystemExit(f"{' '.join(cmd)} failed:\n{done.stderr[-4000:]}")
@@ -107,21 +146,24 @@ def compiler_version() -> str:
 TABLE = "type | M0 nunavut: | M0 wireplan: | M0 x: | M4 nunavut: | M4 wireplan: | M4 x:"
 
 
-def page_result(m: dict[str, Any], argv: list[str]) -> dict[str, Any]:
+def page_result(measured: dict[str, dict[str, Any]], argv: list[str]) -> dict[str, Any]:
+    """The page's rows and totals per language (``c``, ``cpp``) of :func:`measure`'s results."""
     from importlib.metadata import version
 
-    m0, m4 = (m["tables"][cpu] for cpu in CPUS)
-    rows = [
-        (f"`{n}`", a, b, f"{b / a:.2f}", c, d, f"{d / c:.2f}")
-        for (n, a, b), (_, c, d) in zip(m0, m4, strict=True)
-    ]
-    totals = []
-    for cpu in CPUS:
-        t = m["totals"][cpu]
-        totals.append(
-            f"`{cpu}` total: nunavut {t['nunavut']:,} B, wireplan {t['wireplan']:,} B "
-            f"({t['wireplan'] / t['nunavut']:.2f}x)."
-        )
+    rows, totals = {}, {}
+    for lang, m in measured.items():
+        m0, m4 = (m["tables"][cpu] for cpu in CPUS)
+        rows[lang] = [
+            (f"`{n}`", a, b, f"{b / a:.2f}", c, d, f"{d / c:.2f}")
+            for (n, a, b), (_, c, d) in zip(m0, m4, strict=True)
+        ]
+        totals[lang] = []
+        for cpu in CPUS:
+            t = m["totals"][cpu]
+            totals[lang].append(
+                f"`{cpu}` total: nunavut {t['nunavut']:,} B, wireplan {t['wireplan']:,} B "
+                f"({t['wireplan'] / t['nunavut']:.2f}x)."
+            )
     return {
         "command": report.command("bench_dsdl_c_size.py", argv),
         "date": report.today(),
@@ -142,20 +184,24 @@ def render(r: dict[str, Any]) -> str:
     """The page's ``dsdl-c-size`` section."""
     parts: list[list[str]] = [
         report.head(
-            "DSDL C backend on Cortex-M: code size against nunavut 3.1",
+            "DSDL C and C++ on Cortex-M: code size against nunavut 3.1",
             r["command"],
             r["date"],
             {
-                "Compiler": f"{r['compiler']}; `-std=c11 -mthumb -Os -ffunction-sections`",
+                "Compiler": f"{r['compiler']} (and its g++); `-mthumb -Os -ffunction-sections`, "
+                "`-std=c11`; `-std=c++17 -fno-exceptions -fno-rtti`",
                 "Versions": r["versions"],
                 "Method": "bytes of `.text*` and `.rodata*` of one object file calling "
-                "`T_serialize_` and `T_deserialize_` (with nested types and support code, "
-                "without library functions such as memcpy or soft-float helpers); `x` is wireplan / nunavut",
+                "`T_serialize_` and `T_deserialize_` (C++: `serialize` and `deserialize`), with "
+                "nested types and support code, without library functions such as memcpy or "
+                "soft-float helpers; `x` is wireplan / nunavut",
             },
         ),
     ]
-    parts += [report.table(TABLE, r["rows"]), r["totals"]]
-    parts += [["Not measured: C++ (no C++ backend yet), `-O2`, link-time garbage collection."]]
+    for lang, label in (("c", "C"), ("cpp", "C++")):
+        if lang in r["rows"]:
+            parts += [[f"{label} (bytes)"], report.table(TABLE, r["rows"][lang]), r["totals"][lang]]
+    parts += [["Not measured: `-O2`, link-time garbage collection."]]
     return report.join(*parts)
 
 
@@ -164,21 +210,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--work", type=Path, help="keep headers and objects in this folder")
     ap.add_argument("--markdown", type=Path, metavar="FILE", help="write the section of FILE")
     args = ap.parse_args(argv)
-    for tool in (CC, "arm-none-eabi-size", "arm-none-eabi-nm"):
+    for tool in (CC, CXX, "arm-none-eabi-size", "arm-none-eabi-nm"):
         if shutil.which(tool) is None:
             raise SystemExit(f"{tool} not found: apt-get install gcc-arm-none-eabi "
                              "libnewlib-arm-none-eabi binutils-arm-none-eabi")  # fmt: skip
     work = args.work or Path(tempfile.mkdtemp(prefix="bench_dsdl_c_size-"))
     work.mkdir(parents=True, exist_ok=True)
-    headers = {
-        "nunavut": speed.generate_nunavut(work / "nunavut"),
-        "wireplan": speed.generate_wireplan(work / "wireplan"),
-    }
-    m = measure(work, headers)
-    for cpu, calls in m["calls"].items():  # not counted in the sizes
-        for gen, names in calls.items():
-            print(f"{cpu}: {gen} calls {', '.join(names) or 'no library function'}")
-    text = render(page_result(m, sys.argv[1:] if argv is None else argv))
+    measured = {}
+    for lang in LANGS:
+        spec = speed.LANGUAGES[lang]
+        headers = {
+            "nunavut": speed.generate_nunavut(work / f"nunavut-{lang}", spec),
+            "wireplan": speed.generate_wireplan(work / f"wireplan-{lang}", spec),
+        }
+        measured[lang] = measure(work, headers, lang)
+        for cpu, calls in measured[lang]["calls"].items():  # not counted in the sizes
+            for gen, names in calls.items():
+                print(f"{lang} {cpu}: {gen} calls {', '.join(names) or 'no library function'}")
+    text = render(page_result(measured, sys.argv[1:] if argv is None else argv))
     print(text)
     if args.markdown:
         report.update(args.markdown, "dsdl-c-size", text)

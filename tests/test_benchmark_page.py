@@ -83,7 +83,9 @@ SECTIONS: dict[str, tuple[str, dict[str, Any]]] = {
     ),
     "dsdl-c-size": (
         "bench_dsdl_c_size",
-        _fake(compiler=FAKE, rows=[], totals=[FAKE, FAKE]),
+        _fake(
+            compiler=FAKE, rows={"c": [], "cpp": []}, totals={"c": [FAKE] * 2, "cpp": [FAKE] * 2}
+        ),
     ),
     "ort-read": ("bench_ort_read", _fake(operations=[], sizes=[])),
     "ort-write": (

@@ -16,7 +16,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-WORD_BUDGET = 15_000
+WORD_BUDGET = 16_000  # 15,000 until issue 23 added DSDL's C++ backend (docs/dsdl-c.md, 2 tables)
 
 # Each wing's public module and the page that documents it.
 PAGES = {

@@ -168,7 +168,13 @@ class CppDialect(Dialect):
     def variant(self, obj: str, k: int, name: str, reading: bool) -> tuple[list[str], str | None]:
         v = f"_v{k}_"
         if reading:
-            return [f"auto& {v} = {obj}.union_value.emplace<{k}>();", f"(void) {v};"], v
+            # the alternative the object holds is reused (its vectors keep their memory): every
+            # field is written below, as when it is new
+            return [
+                f"auto& {v} = ({obj}.union_value.index() == {k}U) ? "
+                f"*std::get_if<{k}>(&{obj}.union_value) : {obj}.union_value.emplace<{k}>();",
+                f"(void) {v};",
+            ], v
         return [f"const auto& {v} = *std::get_if<{k}>(&{obj}.union_value);", f"(void) {v};"], v
 
     def callee(self, t: Composite, direction: str, x: str) -> tuple[str, str]:

@@ -1,4 +1,4 @@
-"""The C code of each strategy step, written once for both directions.
+"""The C and C++ code of each strategy step, written once for both directions (one concern).
 
 :class:`_Steps` walks a body of :mod:`.plan_c` (runs, dynamic steps,
 loops, the function around them) and renders every strategy once; where

@@ -52,34 +52,44 @@ struct unexpected final
     }
 };
 
-/// A value or an Error; never throws (no exceptions needed).
+/// A value or an Error; never throws (no exceptions needed).  The values it holds here (a
+/// size, a span) are trivially copyable: a plain union and a flag, nothing to call at -Os.
 template <typename T>
 class expected final
 {
-    std::variant<T, Error> v_;
+    static_assert(std::is_trivially_copyable<T>::value, "expected<T> holds trivially copyable values");
+    union
+    {
+        T     value_;
+        Error error_;
+    };
+    bool ok_;
 
 public:
     expected()
-        : v_(std::in_place_index<0>)
+        : value_()
+        , ok_(true)
     {
     }
     expected(T value)  // NOLINT: implicit, as a return value
-        : v_(std::in_place_index<0>, std::move(value))
+        : value_(value)
+        , ok_(true)
     {
     }
     expected(unexpected<Error> e)  // NOLINT: implicit, as a return value
-        : v_(std::in_place_index<1>, e.value)
+        : error_(e.value)
+        , ok_(false)
     {
     }
-    bool has_value() const noexcept { return v_.index() == 0U; }
-    explicit operator bool() const noexcept { return has_value(); }
-    T& value() { return *std::get_if<0>(&v_); }
-    const T& value() const { return *std::get_if<0>(&v_); }
-    T& operator*() { return value(); }
-    const T& operator*() const { return value(); }
-    T* operator->() { return std::get_if<0>(&v_); }
-    const T* operator->() const { return std::get_if<0>(&v_); }
-    Error error() const { return *std::get_if<1>(&v_); }
+    bool has_value() const noexcept { return ok_; }
+    explicit operator bool() const noexcept { return ok_; }
+    T& value() { return value_; }
+    const T& value() const { return value_; }
+    T& operator*() { return value_; }
+    const T& operator*() const { return value_; }
+    T* operator->() { return &value_; }
+    const T* operator->() const { return &value_; }
+    Error error() const { return error_; }
 };
 
 template <>
@@ -340,15 +350,29 @@ inline SerializeResult deserialize(const const_bitspan& in, Read&& read)
     return std::min(at.offset() + (size * 8U), in.size()) / 8U;
 }
 
-// bool arrays: std::bitset<N> (fixed) and std::vector<bool> (variable), bit by bit
-template <typename Bools>
-inline void set_bools(std::uint8_t* const buf, const std::size_t off, const Bools& bools, const std::size_t count)
+// bool arrays: std::vector<bool> (variable) and std::bitset<N> (fixed).  A vector<bool> is
+// walked with an iterator, a byte of the wire at a time where the bits start a byte.
+inline void set_bools(std::uint8_t* const buf, const std::size_t off, const std::vector<bool>& bools, const std::size_t count)
 {
-    for (std::size_t i = 0U; i < count; ++i)
+    auto        it = bools.begin();
+    std::size_t i  = 0U;
+    if ((off % 8U) == 0U)
+    {
+        for (; (i + 8U) <= count; i += 8U)
+        {
+            unsigned byte = 0U;
+            for (unsigned j = 0U; j < 8U; ++j, ++it)
+            {
+                byte |= (*it ? 1U : 0U) << j;
+            }
+            buf[(off + i) / 8U] = static_cast<std::uint8_t>(byte);
+        }
+    }
+    for (; i < count; ++i, ++it)
     {
         const std::size_t at = off + i;
         const auto        b  = static_cast<std::uint8_t>(1U << (at % 8U));
-        buf[at / 8U]         = static_cast<std::uint8_t>(bools[i] ? (buf[at / 8U] | b) : (buf[at / 8U] & ~b));
+        buf[at / 8U]         = static_cast<std::uint8_t>(*it ? (buf[at / 8U] | b) : (buf[at / 8U] & ~b));
     }
     const std::size_t end = off + count;  // the rest of the last byte: zeros (padding follows)
     if ((end % 8U) != 0U)
@@ -357,8 +381,46 @@ inline void set_bools(std::uint8_t* const buf, const std::size_t off, const Bool
     }
 }
 
-template <typename Bools>
-inline void get_bools(Bools& bools, const std::uint8_t* const buf, const std::size_t cap, const std::size_t off, const std::size_t count)
+inline void get_bools(std::vector<bool>& bools, const std::uint8_t* const buf, const std::size_t cap, const std::size_t off, const std::size_t count)
+{
+    auto        it = bools.begin();
+    std::size_t i  = 0U;
+    if ((off % 8U) == 0U)
+    {
+        for (; ((i + 8U) <= count) && (((off + i) / 8U) < cap); i += 8U)
+        {
+            const unsigned byte = buf[(off + i) / 8U];
+            for (unsigned j = 0U; j < 8U; ++j, ++it)
+            {
+                *it = ((byte >> j) & 1U) != 0U;
+            }
+        }
+    }
+    for (; i < count; ++i, ++it)
+    {
+        const std::size_t at = off + i;
+        *it                  = ((at / 8U) < cap) && (((buf[at / 8U] >> (at % 8U)) & 1U) != 0U);
+    }
+}
+
+template <std::size_t N>
+inline void set_bools(std::uint8_t* const buf, const std::size_t off, const std::bitset<N>& bools, const std::size_t count)
+{
+    for (std::size_t i = 0U; i < count; ++i)
+    {
+        const std::size_t at = off + i;
+        const auto        b  = static_cast<std::uint8_t>(1U << (at % 8U));
+        buf[at / 8U]         = static_cast<std::uint8_t>(bools[i] ? (buf[at / 8U] | b) : (buf[at / 8U] & ~b));
+    }
+    const std::size_t end = off + count;
+    if ((end % 8U) != 0U)
+    {
+        buf[end / 8U] = static_cast<std::uint8_t>(buf[end / 8U] & ((1U << (end % 8U)) - 1U));
+    }
+}
+
+template <std::size_t N>
+inline void get_bools(std::bitset<N>& bools, const std::uint8_t* const buf, const std::size_t cap, const std::size_t off, const std::size_t count)
 {
     for (std::size_t i = 0U; i < count; ++i)
     {
