@@ -403,10 +403,23 @@ inline void get_bools(std::vector<bool>& bools, const std::uint8_t* const buf, c
     }
 }
 
+// A bitset has no word access: where the bits start a byte of the wire, 64 of them move at a
+// time through to_ullong() and shifts; elsewhere bit by bit.
 template <std::size_t N>
 inline void set_bools(std::uint8_t* const buf, const std::size_t off, const std::bitset<N>& bools, const std::size_t count)
 {
-    for (std::size_t i = 0U; i < count; ++i)
+    std::size_t i = 0U;
+    if ((off % 8U) == 0U)
+    {
+        std::bitset<N>       rest = bools;
+        const std::bitset<N> word(~0ULL);
+        for (; (i + 64U) <= count; i += 64U)
+        {
+            wireplanSt64(&buf[(off + i) / 8U], static_cast<std::uint64_t>((rest & word).to_ullong()));
+            rest >>= 64U;
+        }
+    }
+    for (; i < count; ++i)
     {
         const std::size_t at = off + i;
         const auto        b  = static_cast<std::uint8_t>(1U << (at % 8U));
@@ -422,12 +435,22 @@ inline void set_bools(std::uint8_t* const buf, const std::size_t off, const std:
 template <std::size_t N>
 inline void get_bools(std::bitset<N>& bools, const std::uint8_t* const buf, const std::size_t cap, const std::size_t off, const std::size_t count)
 {
-    for (std::size_t i = 0U; i < count; ++i)
+    std::size_t i = 0U;
+    if ((off % 8U) == 0U)
+    {
+        bools.reset();
+        for (; ((i + 64U) <= count) && ((((off + i) / 8U) + 8U) <= cap); i += 64U)
+        {
+            bools |= std::bitset<N>(static_cast<unsigned long long>(wireplanLd64(&buf[(off + i) / 8U]))) << i;
+        }
+    }
+    for (; i < count; ++i)
     {
         const std::size_t at = off + i;
         bools[i]             = ((at / 8U) < cap) && (((buf[at / 8U] >> (at % 8U)) & 1U) != 0U);
     }
 }
+
 }  // namespace wireplan_detail
 
 }  // namespace support

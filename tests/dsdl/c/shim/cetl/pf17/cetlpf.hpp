@@ -1,10 +1,12 @@
 // A stand-in for CETL's cetl/pf17/cetlpf.hpp, which nunavut's C++ output includes for its
 // unions, so that the tests can build nunavut's headers without fetching CETL.  Under C++17
 // CETL's polyfill names the standard library's types, which is all this file does (for the
-// names nunavut's generated code and the tests use); wireplan's output does not include it.
+// names nunavut's generated code and the tests use, among them nunavut's C++ verification
+// suite's test_unionant*.cpp, which include it themselves); wireplan's output does not.
 #ifndef WIREPLAN_TEST_CETL_SHIM_HPP
 #define WIREPLAN_TEST_CETL_SHIM_HPP
 
+#include <memory_resource>
 #include <variant>
 
 #if __cplusplus < 201703L
@@ -16,6 +18,7 @@ namespace cetl
 using std::get;
 using std::get_if;
 using std::holds_alternative;
+using std::in_place_index_t;
 using std::monostate;
 using std::variant;
 using std::variant_alternative;
@@ -23,6 +26,11 @@ using std::variant_alternative_t;
 using std::variant_npos;
 using std::variant_size;
 using std::visit;
+namespace pmr
+{
+using std::pmr::get_default_resource;
+using std::pmr::polymorphic_allocator;
+}  // namespace pmr
 }  // namespace cetl
 
 #endif
