@@ -182,9 +182,19 @@ def test_same_application_source(
         assert mine == theirs, build
 
 
-def test_each_header_stands_alone(wireplan_cpp_headers: Headers, tmp_path: Path) -> None:
-    """Every header compiles on its own (its includes are complete), with the strict flags."""
-    gxx = _need(shutil.which("g++"), "g++")
+# nunavut's verification flags for C++ (test_dsdl_nunavut_cpp_suite.py has them all)
+STRICT_CPP = ["-std=c++17", "-pedantic", "-Wall", "-Wextra", "-Werror", "-Wshadow", "-Wconversion",
+              "-Wsign-conversion", "-Wold-style-cast", "-Wzero-as-null-pointer-constant",
+              "-Wcast-align", "-Wdouble-promotion", "-Wfloat-equal", "-Wswitch-enum"]  # fmt: skip
+
+
+@pytest.mark.parametrize("compiler", ["g++", "clang++"])
+def test_each_header_stands_alone(
+    wireplan_cpp_headers: Headers, tmp_path: Path, compiler: str
+) -> None:
+    """Every header compiles on its own (its includes are complete), warning-free under
+    nunavut's verification flags, with g++ and clang++."""
+    cxx = _need(shutil.which(compiler), compiler)
     found = headers(wireplan_cpp_headers.out)
     sources = []
     for k, rel in enumerate(sorted(found)):
@@ -192,9 +202,8 @@ def test_each_header_stands_alone(wireplan_cpp_headers: Headers, tmp_path: Path)
         src.write_text(f'#include "{rel}"\n')
         sources.append(str(src))
     half = len(sources) // 2
-    flags = ["-std=c++17", "-Wall", "-Wextra", "-Werror", "-pedantic", "-fsyntax-only"]
     procs = [
-        subprocess.Popen([gxx, *flags, f"-I{wireplan_cpp_headers.out}", *part],
+        subprocess.Popen([cxx, *STRICT_CPP, "-fsyntax-only", f"-I{wireplan_cpp_headers.out}", *part],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         for part in (sources[:half], sources[half:])
     ]  # fmt: skip

@@ -306,9 +306,13 @@ def _file(name: str, version: tuple[int, int], fixed_port_id: int | None,
         "",
     ]
     namespaces = cpp_namespace(name)
-    # the generated code uses deprecated types itself (a user's use of one still warns)
+    # The generated code uses deprecated types itself (a user's use of one still warns), and
+    # its function bodies are the C backend's steps, with C casts and NULL.
     lines += ["#if defined(__GNUC__)", "#    pragma GCC diagnostic push",
-              '#    pragma GCC diagnostic ignored "-Wdeprecated-declarations"', "#endif", ""]  # fmt: skip
+              '#    pragma GCC diagnostic ignored "-Wdeprecated-declarations"',
+              '#    pragma GCC diagnostic ignored "-Wold-style-cast"',
+              '#    pragma GCC diagnostic ignored "-Wzero-as-null-pointer-constant"',
+              "#endif", ""]  # fmt: skip
     lines += _open(namespaces)
     if service:
         short = cpp_strop(name.split(".")[-1])

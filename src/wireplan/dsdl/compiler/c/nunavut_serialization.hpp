@@ -9,7 +9,16 @@
 #ifndef NUNAVUT_SUPPORT_SERIALIZATION_HPP_INCLUDED
 #define NUNAVUT_SUPPORT_SERIALIZATION_HPP_INCLUDED
 
+// The C routines of the C backend: C casts and NULL, not warnings of the user's code.
+#if defined(__GNUC__)
+#    pragma GCC diagnostic push
+#    pragma GCC diagnostic ignored "-Wold-style-cast"
+#    pragma GCC diagnostic ignored "-Wzero-as-null-pointer-constant"
+#endif
 #include <wireplan/dsdl/support.h>
+#if defined(__GNUC__)
+#    pragma GCC diagnostic pop
+#endif
 
 #include <algorithm>
 #include <array>
