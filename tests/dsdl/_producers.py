@@ -132,7 +132,7 @@ def _is_service_half(inner: Any) -> bool:
 
 def max_bytes(t: Any) -> int:
     """``T_SERIALIZATION_BUFFER_SIZE_BYTES_``: the largest serialized size, no delimiter header."""
-    return (unwrap(t).bit_length_set.max + 7) // 8
+    return int(unwrap(t).bit_length_set.max + 7) // 8
 
 
 def extent_bytes(t: Any) -> int:
