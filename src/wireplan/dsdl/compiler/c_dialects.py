@@ -14,7 +14,7 @@ from .c_names import c_name, member, strop
 from .cpp_names import cpp_member, cpp_namespace
 from .model import Array, Composite, DataType
 
-__all__ = ["CDialect", "CppDialect", "Dialect"]
+__all__ = ["CppDialect", "Dialect"]
 
 
 class Dialect:
@@ -99,9 +99,6 @@ class Dialect:
     def callee(self, t: Composite, direction: str, x: str) -> tuple[str, str]:
         """(function, first argument) of the nested type's own serialize / deserialize."""
         return f"{c_name(t.name, t.version)}_{direction}_", f"&{x}"
-
-
-CDialect = Dialect
 
 
 class CppDialect(Dialect):

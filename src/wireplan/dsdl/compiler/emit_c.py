@@ -11,7 +11,7 @@ are in ``wireplan/dsdl/support.h``, copied into the output.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from importlib import resources
 
 from wireplan import __version__
@@ -26,6 +26,7 @@ __all__ = [
     "SUPPORT_HEADERS",
     "c_name",
     "generate_c",
+    "generate_headers",
     "header_path",
     "strop",
     "support_text",
@@ -40,11 +41,12 @@ SUPPORT_HEADERS = {
 }
 
 
-def support_text(path: str = SUPPORT_HEADER) -> str:
-    """The text of the support header at ``path`` in an output folder (package data)."""
+def support_text(path: str = SUPPORT_HEADER, headers: Mapping[str, str] = SUPPORT_HEADERS) -> str:
+    """The text of the support header at ``path`` in an output folder (package data; ``headers``:
+    the output's support headers, relative path -> package file)."""
     return (
         resources.files("wireplan.dsdl.compiler")
-        .joinpath(f"c/{SUPPORT_HEADERS[path]}")
+        .joinpath(f"c/{headers[path]}")
         .read_text(encoding="utf-8")
     )
 
@@ -235,25 +237,40 @@ def reachable(types: Iterable[TopType]) -> dict[tuple[str, int, int], Composite]
     return seen
 
 
-def generate_c(
+Moves = dict[tuple[str, int, int], CMoves]
+# (name, version, fixed port-ID, the composites it holds, moves, whether a service) -> text
+FileWriter = Callable[[str, tuple[int, int], int | None, Sequence[Composite], Moves, bool], str]
+
+
+def generate_headers(
     types: Sequence[TopType],
-) -> tuple[dict[str, str], dict[tuple[str, int, int], CMoves]]:
+    path_of: Callable[[str, tuple[int, int]], str],
+    write: FileWriter,
+    support: Mapping[str, str],
+) -> tuple[dict[str, str], Moves]:
     """Header files (relative path -> text) for ``types`` and every type they reach, and the
-    C moves by type key.  Service halves are written in their service's header."""
+    moves by type key: one file per type (``path_of``, ``write``), a service's halves in its
+    service's file, and the ``support`` headers.  The C and the C++ backend differ only in
+    the two functions and the support headers."""
     comps = reachable(types)
     moves = {key: c_moves(t) for key, t in comps.items()}
-    files = {path: support_text(path) for path in SUPPORT_HEADERS}
+    files = {path: support_text(path, support) for path in support}
     halves: set[tuple[str, int, int]] = set()
     for t in types:
         if isinstance(t, Service):
             halves |= {t.request.key, t.response.key}
-            path = header_path(t.name, t.version)
-            files[path] = _file(t.name, t.version, t.fixed_port_id, [t.request, t.response],
-                                moves, True)  # fmt: skip
+            files[path_of(t.name, t.version)] = write(
+                t.name, t.version, t.fixed_port_id, [t.request, t.response], moves, True
+            )
     for key, c in comps.items():
-        if key in halves:
-            continue
-        files[header_path(c.name, c.version)] = _file(
-            c.name, c.version, c.fixed_port_id, [c], moves, False
-        )
+        if key not in halves:
+            files[path_of(c.name, c.version)] = write(
+                c.name, c.version, c.fixed_port_id, [c], moves, False
+            )
     return files, moves
+
+
+def generate_c(types: Sequence[TopType]) -> tuple[dict[str, str], Moves]:
+    """C header files (relative path -> text) for ``types`` and every type they reach, and the
+    C moves by type key."""
+    return generate_headers(types, header_path, _file, SUPPORT_HEADERS)

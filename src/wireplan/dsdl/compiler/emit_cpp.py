@@ -22,7 +22,6 @@ overloads on a byte pointer that the nunavut functions call.  The support header
 from __future__ import annotations
 
 from collections.abc import Sequence
-from importlib import resources
 
 from wireplan import __version__
 
@@ -37,9 +36,9 @@ from .cpp_names import (
     cpp_strop,
     cpp_type,
 )
-from .emit_c import SUPPORT_HEADER, dependencies, reachable
-from .model import Array, Composite, Constant, Primitive, Service, TopType
-from .plan_c import CMoves, c_moves
+from .emit_c import SUPPORT_HEADER, Moves, dependencies, generate_headers
+from .model import Array, Composite, Constant, Primitive, TopType
+from .plan_c import CMoves
 
 __all__ = ["CPP_SUPPORT_HEADERS", "generate_cpp"]
 
@@ -48,11 +47,6 @@ CPP_SUPPORT_HEADERS = {
     SUPPORT_HEADER: "wireplan_dsdl_support.h",
     "nunavut/support/serialization.hpp": "nunavut_serialization.hpp",
 }
-
-
-def _support(path: str) -> str:
-    name = CPP_SUPPORT_HEADERS[path]
-    return resources.files("wireplan.dsdl.compiler").joinpath(f"c/{name}").read_text("utf-8")
 
 
 def _constant(c: Constant) -> tuple[str, str]:
@@ -69,17 +63,23 @@ def _constant(c: Constant) -> tuple[str, str]:
     return t, f"{v}ULL" if c.bits > 32 else f"{v}UL" if c.bits > 16 else f"{v}U"
 
 
+def _port(fixed_port_id: int | None) -> list[str]:
+    """The port-ID members of a ``_traits_``."""
+    if fixed_port_id is None:
+        return ["        static constexpr bool HasFixedPortID = false;"]
+    return [
+        "        static constexpr bool HasFixedPortID = true;",
+        f"        static constexpr std::uint16_t FixedPortId = {fixed_port_id}U;",
+    ]
+
+
 def _traits(t: Composite, fixed_port_id: int | None, half: str | None) -> list[str]:
     out = [
         "    struct _traits_  // The name is surrounded with underscores to avoid collisions with DSDL attributes.",
         "    {",
         "        _traits_() = delete;",
+        *_port(fixed_port_id),
     ]
-    if fixed_port_id is not None:
-        out.append("        static constexpr bool HasFixedPortID = true;")
-        out.append(f"        static constexpr std::uint16_t FixedPortId = {fixed_port_id}U;")
-    else:
-        out.append("        static constexpr bool HasFixedPortID = false;")
     if half is None:
         out.append("        static constexpr bool IsServiceType = false;")
     else:
@@ -331,12 +331,8 @@ def _file(name: str, version: tuple[int, int], fixed_port_id: int | None,
             "    struct _traits_",
             "    {",
             "        _traits_() = delete;",
+            *_port(fixed_port_id),
         ]
-        if fixed_port_id is not None:
-            lines.append("        static constexpr bool HasFixedPortID = true;")
-            lines.append(f"        static constexpr std::uint16_t FixedPortId = {fixed_port_id}U;")
-        else:
-            lines.append("        static constexpr bool HasFixedPortID = false;")
         lines += [
             "        static constexpr bool IsServiceType = true;",
             "        static constexpr bool IsService = true;",
@@ -357,24 +353,7 @@ def _file(name: str, version: tuple[int, int], fixed_port_id: int | None,
     return "\n".join(lines)
 
 
-def generate_cpp(
-    types: Sequence[TopType],
-) -> tuple[dict[str, str], dict[tuple[str, int, int], CMoves]]:
-    """Header files (relative path -> text) for ``types`` and every type they reach, and the
-    moves by type key (the C backend's).  Service halves are written in their service's header."""
-    comps = reachable(types)
-    moves = {key: c_moves(t) for key, t in comps.items()}
-    files = {path: _support(path) for path in CPP_SUPPORT_HEADERS}
-    halves: set[tuple[str, int, int]] = set()
-    for t in types:
-        if isinstance(t, Service):
-            halves |= {t.request.key, t.response.key}
-            files[cpp_header_path(t.name, t.version)] = _file(
-                t.name, t.version, t.fixed_port_id, [t.request, t.response], moves, True
-            )
-    for key, c in comps.items():
-        if key not in halves:
-            files[cpp_header_path(c.name, c.version)] = _file(
-                c.name, c.version, c.fixed_port_id, [c], moves, False
-            )
-    return files, moves
+def generate_cpp(types: Sequence[TopType]) -> tuple[dict[str, str], Moves]:
+    """C++ header files (relative path -> text) for ``types`` and every type they reach, and the
+    moves by type key (the C backend's)."""
+    return generate_headers(types, cpp_header_path, _file, CPP_SUPPORT_HEADERS)

@@ -50,6 +50,7 @@ from dataclasses import dataclass, replace
 
 from wireplan.dsdl._layout import TypeLayout
 
+from .c_names import is_bool_array
 from .model import Array, Composite, DataType, Primitive
 from .plan import plain_fixed
 
@@ -160,7 +161,7 @@ def strategies(moves: CMoves, cpp: bool = False) -> dict[str, tuple[str, str]]:
             path = f"{prefix}{name}" if not prefix or not name else f"{prefix}.{name}"
             if moves.memcpy_bytes is not None:
                 out[path] = ("memcpy-object", moves.reason)
-            elif cpp and s.strategy == "copy" and _bools(s.type):
+            elif cpp and s.strategy == "copy" and is_bool_array(s.type):
                 out.setdefault(path, ("bit-loop", "a bool container: bit by bit"))
             else:
                 out.setdefault(path, (s.strategy, s.reason))
@@ -172,10 +173,6 @@ def strategies(moves: CMoves, cpp: bool = False) -> dict[str, tuple[str, str]]:
     for v in moves.variants:
         visit(v, "")
     return out
-
-
-def _bools(t: DataType) -> bool:
-    return isinstance(t, Array) and isinstance(t.element, Primitive) and t.element.kind == "b"
 
 
 def annotate(layout: TypeLayout, moves: CMoves) -> TypeLayout:

@@ -278,9 +278,6 @@ struct bitspan final : public detail::bits_view<std::uint8_t, bitspan>
         }
         return r;
     }
-
-private:
-    friend class detail::bits_view<std::uint8_t, bitspan>;
 };
 
 /// Read-only bytes with a bit offset (nunavut's const_bitspan).
@@ -360,7 +357,28 @@ inline SerializeResult deserialize(const const_bitspan& in, Read&& read)
 }
 
 // bool arrays: std::vector<bool> (variable) and std::bitset<N> (fixed).  A vector<bool> is
-// walked with an iterator, a byte of the wire at a time where the bits start a byte.
+// walked with an iterator, a byte of the wire at a time where the bits start a byte.  Bit by
+// bit, a bool is bit ``at`` of the buffer (past ``cap`` bytes: false, the zero extension), and
+// the bits after the last one up to its byte's end are zeros (padding follows).
+inline void put_bit(std::uint8_t* const buf, const std::size_t at, const bool value)
+{
+    const auto b = static_cast<std::uint8_t>(1U << (at % 8U));
+    buf[at / 8U] = static_cast<std::uint8_t>(value ? (buf[at / 8U] | b) : (buf[at / 8U] & ~b));
+}
+
+inline bool get_bit(const std::uint8_t* const buf, const std::size_t cap, const std::size_t at)
+{
+    return ((at / 8U) < cap) && (((buf[at / 8U] >> (at % 8U)) & 1U) != 0U);
+}
+
+inline void clear_to_byte_end(std::uint8_t* const buf, const std::size_t end)
+{
+    if ((end % 8U) != 0U)
+    {
+        buf[end / 8U] = static_cast<std::uint8_t>(buf[end / 8U] & ((1U << (end % 8U)) - 1U));
+    }
+}
+
 inline void set_bools(std::uint8_t* const buf, const std::size_t off, const std::vector<bool>& bools, const std::size_t count)
 {
     auto        it = bools.begin();
@@ -379,15 +397,9 @@ inline void set_bools(std::uint8_t* const buf, const std::size_t off, const std:
     }
     for (; i < count; ++i, ++it)
     {
-        const std::size_t at = off + i;
-        const auto        b  = static_cast<std::uint8_t>(1U << (at % 8U));
-        buf[at / 8U]         = static_cast<std::uint8_t>(*it ? (buf[at / 8U] | b) : (buf[at / 8U] & ~b));
+        put_bit(buf, off + i, *it);
     }
-    const std::size_t end = off + count;  // the rest of the last byte: zeros (padding follows)
-    if ((end % 8U) != 0U)
-    {
-        buf[end / 8U] = static_cast<std::uint8_t>(buf[end / 8U] & ((1U << (end % 8U)) - 1U));
-    }
+    clear_to_byte_end(buf, off + count);
 }
 
 inline void get_bools(std::vector<bool>& bools, const std::uint8_t* const buf, const std::size_t cap, const std::size_t off, const std::size_t count)
@@ -407,8 +419,7 @@ inline void get_bools(std::vector<bool>& bools, const std::uint8_t* const buf, c
     }
     for (; i < count; ++i, ++it)
     {
-        const std::size_t at = off + i;
-        *it                  = ((at / 8U) < cap) && (((buf[at / 8U] >> (at % 8U)) & 1U) != 0U);
+        *it = get_bit(buf, cap, off + i);
     }
 }
 
@@ -430,15 +441,9 @@ inline void set_bools(std::uint8_t* const buf, const std::size_t off, const std:
     }
     for (; i < count; ++i)
     {
-        const std::size_t at = off + i;
-        const auto        b  = static_cast<std::uint8_t>(1U << (at % 8U));
-        buf[at / 8U]         = static_cast<std::uint8_t>(bools[i] ? (buf[at / 8U] | b) : (buf[at / 8U] & ~b));
+        put_bit(buf, off + i, bools[i]);
     }
-    const std::size_t end = off + count;
-    if ((end % 8U) != 0U)
-    {
-        buf[end / 8U] = static_cast<std::uint8_t>(buf[end / 8U] & ((1U << (end % 8U)) - 1U));
-    }
+    clear_to_byte_end(buf, off + count);
 }
 
 template <std::size_t N>
@@ -455,8 +460,7 @@ inline void get_bools(std::bitset<N>& bools, const std::uint8_t* const buf, cons
     }
     for (; i < count; ++i)
     {
-        const std::size_t at = off + i;
-        bools[i]             = ((at / 8U) < cap) && (((buf[at / 8U] >> (at % 8U)) & 1U) != 0U);
+        bools[i] = get_bit(buf, cap, off + i);
     }
 }
 
