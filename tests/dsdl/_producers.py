@@ -170,12 +170,14 @@ def nnvg_path() -> str:
 
 
 # nunavut's C++ output: --target-language cpp is "experimental" in nunavut 3.1.
-NNVG_CPP = ["--experimental-languages", "--target-language", "cpp", "--language-standard", "c++17"]
+NNVG_CPP = ["--experimental-languages", "--target-language", "cpp", "--language-standard"]
 
 
-def run_nnvg(out: Path, targets: list[str], lookup: list[Path], language: str = "c") -> None:
+def run_nnvg(
+    out: Path, targets: list[str], lookup: list[Path], language: str = "c", standard: str = "c++17"
+) -> None:
     nnvg = _need(shutil.which(nnvg_path()), f"nunavut's nnvg ({nnvg_path()})")
-    lang = NNVG_CPP if language == "cpp" else ["--target-language", "c"]
+    lang = [*NNVG_CPP, standard] if language == "cpp" else ["--target-language", "c"]
     cmd = [nnvg, *lang, "--outdir", str(out)]
     for d in lookup:
         cmd += ["--lookup-dir", str(d)]

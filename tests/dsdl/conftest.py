@@ -122,6 +122,20 @@ def wireplan_cpp_headers(tmp_path_factory: pytest.TempPathFactory, all_types: li
 
 
 @pytest.fixture(scope="session")
+def wireplan_cpp_pmr_headers(
+    tmp_path_factory: pytest.TempPathFactory, all_types: list[Any]
+) -> Headers:
+    """wireplan's C++ headers with PMR allocators (``c++17-pmr``) of uavcan, reg and corner."""
+    from wireplan.dsdl import compile as compile_dsdl
+
+    out = tmp_path_factory.mktemp("wireplan-cpp-pmr")
+    lookups: list[tuple[Path, list[Path]]] = [(UAVCAN, []), (REG, [UAVCAN]), (CORNER, [])]
+    for root, lookup in lookups:
+        compile_dsdl(root, lookup=lookup, output=out, language="cpp", language_standard="c++17-pmr")
+    return Headers("wireplan", out, all_types, "cpp")
+
+
+@pytest.fixture(scope="session")
 def nunavut_cpp_headers(tmp_path_factory: pytest.TempPathFactory, all_types: list[Any]) -> Headers:
     """nunavut 3.1's C++17 headers of the corner namespace and of the subset of uavcan and reg."""
     out = tmp_path_factory.mktemp("nunavut-cpp")

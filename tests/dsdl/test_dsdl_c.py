@@ -407,7 +407,7 @@ class Build:
 
     @property
     def cpp(self) -> bool:
-        return self.producer.endswith("_cpp")
+        return "_cpp" in self.producer
 
 
 NO_EXCEPTIONS = ("-fno-exceptions", "-fno-rtti")
@@ -425,6 +425,8 @@ BUILDS: dict[str, Build] = {
     "cpp_generic": Build("wireplan_cpp", True, "-O0", extra=NO_EXCEPTIONS),
     "cpp_clang": Build("wireplan_cpp", False, "-O2", clang=True, extra=(*NO_EXCEPTIONS, CPP20)),
     "nunavut_cpp": Build("nunavut_cpp", False, "-O0"),
+    # PMR allocators (c++17-pmr): the same moves, through the allocator-aware classes
+    "cpp_pmr": Build("wireplan_cpp_pmr", False, "-O2", extra=NO_EXCEPTIONS),
 }
 # Every real target, C and C++, with the fast build (the headers choose their path by the
 # target's byte order) and the portable path forced.
@@ -516,7 +518,7 @@ def test_round_trips(
 
 
 @pytest.mark.parametrize(
-    "build", [b for b, spec in BUILDS.items() if spec.producer in ("wireplan", "wireplan_cpp")]
+    "build", [b for b, spec in BUILDS.items() if spec.producer.startswith("wireplan")]
 )
 def test_same_outcomes_as_nunavut(harness_runs: Callable[[str], Run], build: str) -> None:
     """Where pydsdl leaves room (bytes consumed, which error, a buffer between the message's

@@ -34,7 +34,11 @@ _SURFACE = re.compile(
     r"^(struct |class |using \w+ *=|static constexpr|namespace \w+|_traits_::TypeOf::\w+ \w+"
     r"|VariantType union_value|bool is_\w+|typename std::add_\w+<[^>]*>::type get_\w+"
     r"|std::add_lvalue_reference<[^>]*>::type set_\w+|inline nunavut::support::SerializeResult"
-    r"|#ifndef|#include \")"
+    r"|#ifndef|#include \""
+    # the constructors and the allocator of a PMR class, the allocator a union's set_x passes
+    r"|(explicit )?\w+_\d+_\d+\(|~\w+_\d+_\d+\(|\w+_\d+_\d+& operator="
+    r"|const _traits_::TypeOf::\w+& param_|const allocator_type& allocator = "
+    r"|allocator_type allocator_;|template<std::size_t I, class T>$|return union_value\.emplace<)"
 )
 _FLOAT_CONSTANT = re.compile(
     r"^(static constexpr (?:float|double) \w+ = )static_cast<\w+>\((.*)\);$"
@@ -73,6 +77,7 @@ def surface(text: str) -> list[str]:
         if not _SURFACE.match(s):
             continue
         s = s.replace("cetl::", "std::").replace("<size_t I", "<std::size_t I")
+        s = s.replace("allocator_type() )", "allocator_type())").removesuffix(" noexcept")
         m = _FLOAT_CONSTANT.match(s)
         if m:
             s = f"{m[1]}{_arithmetic(m[2])!r}"
@@ -89,20 +94,39 @@ def headers(folder: Path) -> dict[str, Path]:
     }
 
 
+# nunavut's --language-standard values that wireplan writes (c++20 is c++17's text, c++20-pmr
+# c++17-pmr's, but for nunavut's option hashes: each is compared)
+STANDARDS = ["c++17", "c++20", "c++17-pmr", "c++20-pmr"]
+
+
 @pytest.fixture(scope="module")
-def both(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """(nunavut's, wireplan's) C++ headers of uavcan, reg and corner."""
+def produced(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], tuple[Path, Path]]:
+    """(nunavut's, wireplan's) C++ headers of uavcan, reg and corner for a language standard,
+    made once."""
     from wireplan.dsdl import compile as compile_dsdl
 
-    theirs = tmp_path_factory.mktemp("nunavut-cpp-all")
-    run_nnvg(theirs, [str(UAVCAN)], [], "cpp")
-    run_nnvg(theirs, [str(REG)], [UAVCAN], "cpp")
-    run_nnvg(theirs, [str(CORNER)], [], "cpp")
-    mine = tmp_path_factory.mktemp("wireplan-cpp-all")
-    compile_dsdl(UAVCAN, output=mine, language="cpp")
-    compile_dsdl(REG, lookup=UAVCAN, output=mine, language="cpp")
-    compile_dsdl(CORNER, output=mine, language="cpp")
-    return theirs, mine
+    made: dict[str, tuple[Path, Path]] = {}
+
+    def produce(std: str) -> tuple[Path, Path]:
+        if std not in made:
+            theirs = tmp_path_factory.mktemp(f"nunavut-{std}-all")
+            mine = tmp_path_factory.mktemp(f"wireplan-{std}-all")
+            for root, lookup in [(UAVCAN, []), (REG, [UAVCAN]), (CORNER, [])]:
+                run_nnvg(theirs, [str(root)], lookup, "cpp", std)
+                compile_dsdl(root, lookup=lookup, output=mine, language="cpp",
+                             language_standard=std)  # fmt: skip
+            made[std] = theirs, mine
+        return made[std]
+
+    return produce
+
+
+@pytest.fixture(params=STANDARDS)
+def both(
+    request: pytest.FixtureRequest, produced: Callable[[str], tuple[Path, Path]]
+) -> tuple[Path, Path]:
+    """(nunavut's, wireplan's) C++ headers of uavcan, reg and corner, for one language standard."""
+    return produced(request.param)
 
 
 def test_same_headers(both: tuple[Path, Path]) -> None:
@@ -152,15 +176,18 @@ APP_BUILDS = {
 }
 
 
-def _build_app(out: Path, folder: Path, build: str) -> Path:
+def _build_app(
+    out: Path, folder: Path, build: str, source: str = "app.cpp", more: tuple[str, ...] = ()
+) -> Path:
     compiler, extra, defines = APP_BUILDS[build]
+    extra = (*extra, *more)
     cxx = _need(shutil.which(compiler), compiler)
     folder.mkdir(parents=True)
     exe = folder / "app"
     flags = [f for f in CFLAGS if f != "-std=c11"]
     _compile([cxx, "-std=c++17", "-pedantic", *flags, "-O1", *extra,
               *(f"-D{d}" for d in defines), f"-I{out}", f"-I{SHIM_DIR}",
-              str(C_DIR / "app.cpp"), "-o", str(exe)])  # fmt: skip
+              str(C_DIR / source), "-o", str(exe)])  # fmt: skip
     return exe
 
 
@@ -182,20 +209,64 @@ def test_same_application_source(
         assert mine == theirs, build
 
 
+def test_pmr_application(produced: Callable[[str], tuple[Path, Path]], tmp_path: Path) -> None:
+    """tests/dsdl/c/app_pmr.cpp, written against nunavut's PMR classes (c++17-pmr): every
+    container allocates from the resource nunavut's classes give it (construction with an
+    allocator, deserialization, copies and moves with one, unions' ``set_x``), and the output is
+    the same on both producers' headers, with each compiler and flag set."""
+    theirs_out, mine_out = produced("c++17-pmr")
+    # g++ 12 warns of a maybe-uninitialized std::variant inside nunavut's PMR deserialize
+    peer = ("-Wno-maybe-uninitialized",)
+    theirs = run_exe([_build_app(theirs_out, tmp_path / "nunavut", "g++", "app_pmr.cpp", peer)])
+    lines = theirs.splitlines()
+    assert len(lines) == 16 and "NO" not in theirs, theirs
+    assert sum(": yes" in line for line in lines) == 13, theirs
+    assert "heartbeat from the initializing constructor: 7 bytes, 05 00 00 00 02 01 03" in lines
+    for build in APP_BUILDS:
+        mine = run_exe([_build_app(mine_out, tmp_path / build, build, "app_pmr.cpp")])
+        assert mine == theirs, build
+
+
+def test_language_standards(tmp_path: Path) -> None:
+    """``language_standard`` picks the allocators; C++ headers of both kinds never share a
+    folder; a standard wireplan does not write, or one for C, is refused with what to do."""
+    from wireplan import ArgumentError
+    from wireplan.dsdl import compile as compile_dsdl
+
+    out = tmp_path / "out"
+    compile_dsdl(CORNER, output=out, language="cpp", language_standard="c++20-pmr")
+    text = (out / "corner" / "U_1_0.hpp").read_text()
+    assert "using allocator_type = std::pmr::polymorphic_allocator<void>;" in text
+    assert "--language-standard c++20-pmr" in text
+    compile_dsdl(CORNER, output=out, language="cpp")  # the same namespace again: replaced whole
+    assert "allocator_type" not in (out / "corner" / "U_1_0.hpp").read_text()
+    compile_dsdl(UAVCAN, output=out, language="cpp", language_standard="c++17")
+    with pytest.raises(ArgumentError, match=r"uavcan: holds C\+\+ headers with std allocators"):
+        compile_dsdl(CORNER, output=out, language="cpp", language_standard="c++17-pmr")
+    assert "allocator_type" not in (out / "corner" / "U_1_0.hpp").read_text()  # left as it was
+    with pytest.raises(ArgumentError, match="c\\+\\+14 and cetl\\+\\+14-17, which need CETL"):
+        compile_dsdl(CORNER, output=tmp_path / "x", language="cpp", language_standard="c++14")
+    with pytest.raises(ArgumentError, match="for C\\+\\+ only"):
+        compile_dsdl(CORNER, output=tmp_path / "x", language="c", language_standard="c11")
+
+
 # nunavut's verification flags for C++ (test_dsdl_nunavut_cpp_suite.py has them all)
 STRICT_CPP = ["-std=c++17", "-pedantic", "-Wall", "-Wextra", "-Werror", "-Wshadow", "-Wconversion",
               "-Wsign-conversion", "-Wold-style-cast", "-Wzero-as-null-pointer-constant",
               "-Wcast-align", "-Wdouble-promotion", "-Wfloat-equal", "-Wswitch-enum"]  # fmt: skip
 
 
-@pytest.mark.parametrize("compiler", ["g++", "clang++"])
+@pytest.mark.parametrize(
+    ("compiler", "std"), [("g++", "c++17"), ("clang++", "c++17"), ("g++", "c++17-pmr")]
+)
 def test_each_header_stands_alone(
-    wireplan_cpp_headers: Headers, tmp_path: Path, compiler: str
+    produced: Callable[[str], tuple[Path, Path]], tmp_path: Path, compiler: str, std: str
 ) -> None:
     """Every header compiles on its own (its includes are complete), warning-free under
-    nunavut's verification flags, with g++ and clang++."""
+    nunavut's verification flags, with g++ and clang++, and with PMR allocators."""
     cxx = _need(shutil.which(compiler), compiler)
-    found = headers(wireplan_cpp_headers.out)
+    out = produced(std)[1]
+    found = headers(out)
     sources = []
     for k, rel in enumerate(sorted(found)):
         src = tmp_path / f"h{k}.cpp"
@@ -203,7 +274,7 @@ def test_each_header_stands_alone(
         sources.append(str(src))
     half = len(sources) // 2
     procs = [
-        subprocess.Popen([cxx, *STRICT_CPP, "-fsyntax-only", f"-I{wireplan_cpp_headers.out}", *part],
+        subprocess.Popen([cxx, *STRICT_CPP, "-fsyntax-only", f"-I{out}", *part],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         for part in (sources[:half], sources[half:])
     ]  # fmt: skip

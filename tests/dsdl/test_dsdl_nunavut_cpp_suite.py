@@ -99,7 +99,7 @@ def includes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[Path]]:
     base = tmp_path_factory.mktemp("cpp-suite")
     out = {who: [base / who / "cpp", base / who / "c"] for who in PRODUCERS}
     theirs = [
-        _nnvg(out["nunavut"][0], [*NNVG_CPP, *map(str, ROOTS)]),
+        _nnvg(out["nunavut"][0], [*NNVG_CPP, "c++17", *map(str, ROOTS)]),
         _nnvg(
             out["nunavut"][1],
             ["--target-language", "c", str(REGULATED), "--option", "cpp_safe_c=true"],

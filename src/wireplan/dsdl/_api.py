@@ -196,6 +196,7 @@ def _write_c(
     progress: Progress | None = None,
     durable: bool = True,
     language: str = "c",
+    standard: str = "c++17",
 ) -> None:
     """Write the C (or C++) headers of ``roots`` (and of the lookup types they use) into
     ``output``.
@@ -214,7 +215,7 @@ def _write_c(
 
     types = compiler.read_types(roots, lookup, progress)
     if language == "cpp":
-        files, cplans = generate_cpp(types)
+        files, cplans = generate_cpp(types, standard)
         support = CPP_SUPPORT_HEADERS
     else:
         files, cplans = generate_c(types)
@@ -242,6 +243,9 @@ def _write_c(
                 "it (choose another output folder)",
                 str(dest),
             )
+    flavour = "pmr" if standard.endswith("-pmr") else "std"  # the C++ classes' allocators
+    if language == "cpp":
+        _check_flavour(output, flavour, compiled)
     with _staged(output, durable) as (staging, swap_in):
         for top in tops:
             folder = staging / top
@@ -258,10 +262,56 @@ def _write_c(
             layout_text = json.dumps(list(items.values()), indent=1).encode()
             _put(folder / LAYOUT_FILE, layout_text, direct)
             build = {"generator": compiler.source_digest([], []), "language": language}
+            if language == "cpp":
+                build["standard"], build["flavour"] = standard, flavour
             _put(folder / C_BUILD_FILE, json.dumps(build).encode(), direct)
         for path in support:
             _put(output / path, files[path].encode(), durable)
         swap_in(top for top in tops if (staging / top).exists())
+
+
+def _standard(language: str, standard: str | None) -> str:
+    """The C++ standard to write (``c++17`` by default); an error for another language."""
+    from wireplan.dsdl.compiler.emit_cpp import CPP_STANDARDS
+
+    if language != "cpp":
+        if standard is not None:
+            raise ArgumentError(
+                f"a language standard ({standard!r}) is for C++ only (language 'cpp'); the C "
+                "headers are C11, for C11 and later compilers"
+            )
+        return "c++17"
+    if standard is None:
+        return "c++17"
+    if standard not in CPP_STANDARDS:
+        raise ArgumentError(
+            f"unknown C++ language standard {standard!r}: choose one of "
+            f"{', '.join(CPP_STANDARDS)} (nunavut's c++14 and cetl++14-17, which need CETL, are "
+            "not written)"
+        )
+    return standard
+
+
+def _check_flavour(output: Path, flavour: str, replaced: set[str]) -> None:
+    """C++ headers of both allocator flavours in one folder would not compile together (a PMR
+    class gives its allocator to its members): refuse the mix (the folders of ``replaced``
+    namespaces are written anew)."""
+    for build in sorted(output.glob(f"*/{C_BUILD_FILE}")):
+        if build.parent.name in replaced:
+            continue
+        try:
+            there = json.loads(build.read_text())
+        except (OSError, ValueError):
+            continue  # not readable: the folder is written anew or left as it is
+        if not isinstance(there, dict) or there.get("language") != "cpp":
+            continue
+        if there.get("flavour", "std") != flavour:
+            raise ArgumentError(
+                f"{build.parent}: holds C++ headers with {there.get('flavour', 'std')} "
+                f"allocators ({there.get('standard', 'c++17')}); headers with {flavour} "
+                "allocators cannot go beside them: compile into another folder, or compile "
+                "that namespace again with the same language standard"
+            )
 
 
 def _put(path: Path, data: bytes, durable: bool) -> None:
@@ -278,6 +328,7 @@ def compile(
     lookup: PathLike | Iterable[PathLike] = (),
     output: PathLike,
     language: str = "python",
+    language_standard: str | None = None,
     progress: Progress | None = None,
     durable: bool = True,
 ) -> Path:
@@ -289,7 +340,10 @@ def compile(
     C++17 headers with nunavut 3.1's C++ API (``nnvg --target-language cpp
     --language-standard c++17``): ``output/uavcan/node/Heartbeat_1_0.hpp`` and
     ``output/nunavut/support/serialization.hpp`` (see docs/dsdl-c.md); the same
-    rules for roots, lookups and folders apply.
+    rules for roots, lookups and folders apply.  ``language_standard`` (C++ only) is
+    nnvg's ``--language-standard``: ``c++17`` (the default) or ``c++20``, the same
+    text; ``c++17-pmr`` or ``c++20-pmr`` for classes with PMR allocators.  The C++
+    headers in one ``output`` share one allocator flavour.
 
     Writes one package per root namespace (``output/uavcan/...``), a module
     per namespace with a class per type and version (``Heartbeat_1_0``);
@@ -319,6 +373,7 @@ def compile(
     """
     if language not in LANGUAGES:
         raise ArgumentError(f"unknown language {language!r}: choose one of {', '.join(LANGUAGES)}")
+    standard = _standard(language, language_standard)
     roots, lookups = _paths(root_namespace_dirs), _paths(lookup)
     _check_dirs([*roots, *lookups])
     _lookup.check_roots(roots)  # an empty folder is an error, not an empty package
@@ -326,7 +381,7 @@ def compile(
     out.mkdir(parents=True, exist_ok=True)
     with _lookup.hinted([*roots, *lookups]):  # a folder that holds the namespaces: say which
         if language in ("c", "cpp"):
-            _write_c(roots, lookups, out, progress, durable, language)
+            _write_c(roots, lookups, out, progress, durable, language, standard)
         else:
             _write_package(roots, lookups, out, progress, durable)
     return out

@@ -56,6 +56,7 @@ def _cmd_compile(args: argparse.Namespace, out: TextIO) -> int:
             lookup=lookups,
             output=args.output,
             language=args.language,
+            language_standard=args.language_standard,
             progress=progress,
             durable=not args.no_fsync,
         )
@@ -130,6 +131,12 @@ def register(subparsers: Any) -> Any:
         default="python",
         help="python (default): importable packages; c: C11 headers; cpp: C++17 headers "
         "(docs/dsdl-c.md)",
+    )
+    comp.add_argument(
+        "--language-standard",
+        metavar="STD",
+        help="with --language cpp, as nnvg's: c++17 (default), c++20 (the same headers), "
+        "c++17-pmr or c++20-pmr (classes with std::pmr allocators)",
     )
     comp.add_argument(
         "--no-fsync",

@@ -11,7 +11,7 @@ expressions; the step code stays one.
 from __future__ import annotations
 
 from .c_names import c_name, member, strop
-from .cpp_names import cpp_member, cpp_namespace
+from .cpp_names import cpp_member, cpp_namespace, cpp_strop
 from .model import Array, Composite, DataType
 
 __all__ = ["CppDialect", "Dialect"]
@@ -169,7 +169,7 @@ class CppDialect(Dialect):
             # field is written below, as when it is new
             return [
                 f"auto& {v} = ({obj}.union_value.index() == {k}U) ? "
-                f"*std::get_if<{k}>(&{obj}.union_value) : {obj}.union_value.emplace<{k}>();",
+                f"*std::get_if<{k}>(&{obj}.union_value) : {obj}.set_{cpp_strop(name)}();",
                 f"(void) {v};",
             ], v
         return [f"const auto& {v} = *std::get_if<{k}>(&{obj}.union_value);", f"(void) {v};"], v

@@ -4,7 +4,8 @@ As nunavut 3.1 names them for ``--target-language cpp``: the same reserved words
 (:mod:`.languages`), but only the patterns C++ reserves (``_X`` names; a leading digit), so
 the member ``string`` stays ``string`` where C writes ``_string``; ``register`` is
 ``_register`` in both.  Types: ``std::uint16_t``, ``std::array<T,N>``, ``std::vector<T>``,
-``std::bitset<N>`` for a fixed bool array.
+``std::bitset<N>`` for a fixed bool array; with PMR allocators (``c++17-pmr``) a vector is
+``std::vector<T, std::allocator_traits<allocator_type>::rebind_alloc<T>>``.
 """
 
 from __future__ import annotations
@@ -66,17 +67,20 @@ def cpp_guard(name: str, version: tuple[int, int]) -> str:
     return guard(name, version).removesuffix("_INCLUDED_") + "_HPP_INCLUDED"
 
 
-def cpp_type(t: DataType) -> str:
-    """The C++ type of a field (``std::uint8_t``, ``std::array<float,3>``, ``std::vector<bool>``)."""
+def cpp_type(t: DataType, pmr: bool = False) -> str:
+    """The C++ type of a field (``std::uint8_t``, ``std::array<float,3>``, ``std::vector<bool>``);
+    ``pmr``: a vector takes the class's ``allocator_type``, rebound to its element type."""
     if isinstance(t, Composite):
         return cpp_qualified(t)
     if isinstance(t, Array):
-        el = t.element
+        el = cpp_type(t.element)
         if t.fixed:
-            if isinstance(el, Primitive) and el.kind == "b":
+            if isinstance(t.element, Primitive) and t.element.kind == "b":
                 return f"std::bitset<{t.capacity}>"
-            return f"std::array<{cpp_type(el)},{t.capacity}>"
-        return f"std::vector<{cpp_type(el)}>"
+            return f"std::array<{el},{t.capacity}>"
+        if pmr:
+            return f"std::vector<{el}, std::allocator_traits<allocator_type>::rebind_alloc<{el}>>"
+        return f"std::vector<{el}>"
     assert isinstance(t, Primitive)
     if t.kind == "b":
         return "bool"

@@ -10,7 +10,8 @@ nunavut's ``cetl::variant`` is under C++17) named ``union_value`` with ``is_x`` 
 / ``get_x_if`` / ``set_x``, service halves ``GetInfo::Request_1_0`` beside a
 ``GetInfo_1_0`` holding ``Request`` and ``Response``, and the free functions
 ``serialize(const T&, bitspan)`` / ``deserialize(T&, const_bitspan)`` returning
-``nunavut::support::SerializeResult``.
+``nunavut::support::SerializeResult``.  With PMR allocators (``c++17-pmr``, ``c++20-pmr``)
+each class has nunavut's ``allocator_type`` and constructors, and its vectors the allocator.
 
 The bodies are the C backend's: the same plan, the same step code (:mod:`.c_steps`) with
 the C++ dialect (:mod:`.c_dialects`), in ``wireplan_serialize_`` / ``wireplan_deserialize_``
@@ -21,6 +22,7 @@ overloads on a byte pointer that the nunavut functions call.  The support header
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 from wireplan import __version__
@@ -37,10 +39,16 @@ from .cpp_names import (
     cpp_type,
 )
 from .emit_c import SUPPORT_HEADER, Moves, dependencies, generate_headers
-from .model import Array, Composite, Constant, Primitive, TopType
+from .model import Array, Composite, Constant, DataType, Field, Primitive, TopType
 from .plan_c import CMoves
 
-__all__ = ["CPP_SUPPORT_HEADERS", "generate_cpp"]
+__all__ = ["CPP_STANDARDS", "CPP_SUPPORT_HEADERS", "generate_cpp"]
+
+#: nunavut's ``--language-standard`` values this backend writes, and whether each gives the
+#: classes PMR allocators (``std::pmr::polymorphic_allocator``; nunavut's ``std_flavor`` pmr).
+#: C++17 and C++20 headers are the same text.
+CPP_STANDARDS = {"c++17": False, "c++20": False, "c++17-pmr": True, "c++20-pmr": True}
+PMR_ALLOCATOR = "std::pmr::polymorphic_allocator<void>"
 
 #: The support headers of a C++ output (relative path -> package data file).
 CPP_SUPPORT_HEADERS = {
@@ -73,7 +81,7 @@ def _port(fixed_port_id: int | None) -> list[str]:
     ]
 
 
-def _traits(t: Composite, fixed_port_id: int | None, half: str | None) -> list[str]:
+def _traits(t: Composite, fixed_port_id: int | None, half: str | None, pmr: bool) -> list[str]:
     out = [
         "    struct _traits_  // The name is surrounded with underscores to avoid collisions with DSDL attributes.",
         "    {",
@@ -100,7 +108,7 @@ def _traits(t: Composite, fixed_port_id: int | None, half: str | None) -> list[s
     fields = [f for f in t.fields if not f.padding]
     if fields:
         out += ["        struct TypeOf", "        {", "            TypeOf() = delete;"]
-        out += [f"            using {cpp_strop(f.name)} = {cpp_type(f.type)};" for f in fields]
+        out += [f"            using {cpp_strop(f.name)} = {cpp_type(f.type, pmr)};" for f in fields]
         out.append("        };")
     arrays = [f for f in fields if isinstance(f.type, Array)]
     if arrays:
@@ -119,7 +127,7 @@ def _traits(t: Composite, fixed_port_id: int | None, half: str | None) -> list[s
     return out
 
 
-def _union(t: Composite) -> list[str]:
+def _union(t: Composite, pmr: bool) -> list[str]:
     names = [cpp_strop(f.name) for f in t.fields]
     alts = ",\n".join(f"        _traits_::TypeOf::{n}" for n in names)
     out = [
@@ -167,7 +175,10 @@ def _union(t: Composite) -> list[str]:
         "",
         "    VariantType union_value;",
     ]
-    for n in names:
+    if pmr and not t.fixed:
+        out += ["", "    allocator_type allocator_;"]
+    for f, n in zip(t.fields, names, strict=True):
+        extra = ", allocator_" if pmr and not t.fixed and _takes_allocator(f.type) else ""
         ty = f"_traits_::TypeOf::{n}"
         at = f"VariantType::get_if<VariantType::IndexOf::{n}>(&union_value)"
         out += [
@@ -195,14 +206,133 @@ def _union(t: Composite) -> list[str]:
             "    template<class... Args> typename",
             f"    std::add_lvalue_reference<{ty}>::type set_{n}(Args&&...v)",
             "    {",
-            f"        return union_value.emplace<VariantType::IndexOf::{n}>(std::forward<Args>(v)...);",
+            f"        return union_value.emplace<VariantType::IndexOf::{n}>(std::forward<Args>(v)...{extra});",
             "    }",
         ]
     return out
 
 
+def _takes_allocator(t: DataType) -> bool:
+    """Whether a member of type ``t`` is constructed with the allocator (PMR headers): a
+    composite or a variable-length array."""
+    return isinstance(t, Composite) or (isinstance(t, Array) and not t.fixed)
+
+
+def _init_list(items: Sequence[tuple[str, str]]) -> list[str]:
+    """``: a{x}`` / ``, b{y}`` lines of a constructor."""
+    return [f"        {':' if k == 0 else ','} {n}{{{v}}}" for k, (n, v) in enumerate(items)]
+
+
+def _ctor(head: str, items: Sequence[tuple[str, str]], unused: Sequence[str]) -> list[str]:
+    body = [f"        static_cast<void>({u}); // avoid unused param warning" for u in unused]
+    return [f"    {head}", *_init_list(items), "    {", *body, "    }", ""]
+
+
+def _struct_constructors(cls: str, fields: Sequence[Field]) -> list[str]:
+    """nunavut's constructors of a PMR class (``ctor_convention`` uses-trailing-allocator):
+    default, allocator, initializing (a field's value each), copy and move, with and
+    without an allocator; a member that takes the allocator gets it.  The allocator
+    constructor is ``noexcept`` (nunavut's is not; every member's is), so a union's
+    ``set_x`` constructs in place (libstdc++ otherwise builds a temporary variant, and g++
+    12 warns of it as maybe uninitialized)."""
+    names = [cpp_strop(f.name) for f in fields]
+
+    def given(value: str, f: Field) -> str:
+        return f"{value}, allocator" if _takes_allocator(f.type) else value
+
+    def fresh(f: Field) -> str:
+        t = f.type
+        if _takes_allocator(t):
+            return "allocator"
+        if isinstance(t, Array) and isinstance(t.element, Composite):
+            return ", ".join([f"{cpp_type(t.element)}{{allocator}}"] * t.capacity)
+        return ""
+
+    alloc = "const allocator_type& allocator"
+    out = _ctor(f"{cls}()", [(n, "") for n in names], [])
+    out += _ctor(f"explicit {cls}({alloc}) noexcept",
+                 [(n, fresh(f)) for n, f in zip(names, fields, strict=True)], ["allocator"])  # fmt: skip
+    if fields:
+        params = [f"        const _traits_::TypeOf::{n}& param_{n}," for n in names]
+        out.append(f"    {'explicit ' if len(fields) == 1 else ''}{cls}(")
+        out += [*params, f"        {alloc} = allocator_type())"]
+        out += _ctor("", [(n, given(f"param_{n}", f)) for n, f in zip(names, fields, strict=True)],
+                     ["allocator"])[1:]  # fmt: skip
+    out.append(f"    {cls}(const {cls}& rhs) = default;")
+    out.append("")
+    out += _ctor(f"{cls}(const {cls}& rhs, {alloc})",
+                 [(n, given(f"rhs.{n}", f)) for n, f in zip(names, fields, strict=True)],
+                 ["rhs", "allocator"])  # fmt: skip
+    out += [f"    {cls}({cls}&&) = default;", ""]
+    out += _ctor(f"{cls}({cls}&& rhs, {alloc})",
+                 [(n, given(f"std::move(rhs.{n})", f)) for n, f in zip(names, fields, strict=True)],
+                 ["rhs", "allocator"])  # fmt: skip
+    out += [
+        f"    {cls}& operator=(const {cls}&) = default;",
+        f"    {cls}& operator=({cls}&&) = default;",
+        f"    ~{cls}() = default;",
+        "",
+    ]
+    return out
+
+
+def _union_constructors(cls: str, t: Composite) -> list[str]:
+    """nunavut's constructors of a PMR union: the alternative a copy or move gets is built
+    with the allocator where it takes one (``wireplan_detail::with_allocator``).  A union of
+    variable size keeps its allocator in ``allocator_`` for ``set_x`` and copies take the
+    copy's allocator; one of fixed size (nunavut) has no ``allocator_``, default copies."""
+    alloc = "const allocator_type& allocator"
+    detail = "::nunavut::support::wireplan_detail"
+    first = [("union_value", "std::in_place_index_t<0U>{}, allocator")]
+    copy = "rhs.allocator_.select_on_container_copy_construction()"
+    kept = [] if t.fixed else [("allocator_", "allocator")]
+
+    def rebuilt(src: str, allocator: str) -> tuple[str, str]:
+        return "union_value", f"{detail}::with_allocator<VariantType>({src}, {allocator})"
+
+    out = [f"    {cls}() = default;", ""]
+    out += _ctor(f"explicit {cls}({alloc}) noexcept",
+                 [*(first if _takes_allocator(t.fields[0].type) else []), *kept], ["allocator"])  # fmt: skip
+    out.append("    template<std::size_t I, class T>")
+    out += _ctor(
+        f"{cls}(std::in_place_index_t<I>, T&& v, {alloc} = allocator_type())",
+        [("union_value", f"{detail}::make_alternative<VariantType, I>(std::forward<T>(v), allocator)"),
+         *kept], [])  # fmt: skip
+    if t.fixed:
+        out += [f"    {cls}(const {cls}& rhs) = default;", ""]
+    else:
+        out += _ctor(
+            f"{cls}(const {cls}& rhs)", [rebuilt("rhs.union_value", copy), ("allocator_", copy)], []
+        )
+    out += _ctor(f"{cls}(const {cls}& rhs, {alloc})",
+                 [rebuilt("rhs.union_value", "allocator"), *kept], [])  # fmt: skip
+    out += [f"    {cls}({cls}&&) = default;", ""]
+    out += _ctor(f"{cls}({cls}&& rhs, {alloc})",
+                 [rebuilt("std::move(rhs.union_value)", "allocator"), *kept], [])  # fmt: skip
+    if t.fixed:
+        return [*out, f"    {cls}& operator=(const {cls}&) = default;",
+                f"    {cls}& operator=({cls}&&) = default;", f"    ~{cls}() = default;", ""]  # fmt: skip
+    for head, source, allocator in [
+        (f"const {cls}& rhs", "rhs.union_value", copy),
+        (f"{cls}&& rhs", "std::move(rhs.union_value)", "std::move(rhs.allocator_)"),
+    ]:
+        out += [
+            f"    {cls}& operator=({head})",
+            "    {",
+            "        if (this != &rhs)",
+            "        {",
+            f"            ::nunavut::support::assignInplace(allocator_, {allocator});",
+            f"            union_value = {rebuilt(source, 'allocator_')[1]};",
+            "        }",
+            "        return *this;",
+            "    }",
+            "",
+        ]
+    return [*out, f"    ~{cls}() = default;", ""]
+
+
 def _composite(
-    t: Composite, moves: CMoves, fixed_port_id: int | None, half: str | None
+    t: Composite, moves: CMoves, fixed_port_id: int | None, half: str | None, pmr: bool
 ) -> list[str]:
     cls = cpp_name(t.name.split(".")[-1], t.version)
     attribute = (
@@ -213,17 +343,23 @@ def _composite(
     )
     out = [f"// {t.full_name}: {moves.strategy} ({moves.reason})", f"struct {attribute}{cls} final"]
     out.append("{")
-    out += _traits(t, fixed_port_id, half)
+    if pmr:
+        out += [f"    using allocator_type = {PMR_ALLOCATOR};", ""]
+    out += _traits(t, fixed_port_id, half, pmr)
+    fields = [f for f in t.fields if not f.padding]
+    if pmr:
+        out.append("")
+        out += _union_constructors(cls, t) if t.union else _struct_constructors(cls, fields)
     for c in t.constants:
         ty, value = _constant(c)
         out.append(f"    static constexpr {ty} {cpp_strop(c.name)} = {value};")
     if t.union:
-        out += _union(t)
+        out += _union(t, pmr)
     else:
-        for f in t.fields:
-            if not f.padding:
-                name = cpp_strop(f.name)
-                out.append(f"    _traits_::TypeOf::{name} {name}{{}};")
+        for f in fields:
+            name = cpp_strop(f.name)
+            # a PMR class's constructors initialise every member
+            out.append(f"    _traits_::TypeOf::{name} {name}{'' if pmr else '{}'};")
     out += ["};", ""]
     if moves.memcpy_bytes is not None:
         msg = (
@@ -277,7 +413,8 @@ def _close(namespaces: Sequence[str]) -> list[str]:
 
 def _file(name: str, version: tuple[int, int], fixed_port_id: int | None,
           parts: Sequence[Composite], moves: dict[tuple[str, int, int], CMoves],
-          service: bool) -> str:  # fmt: skip
+          service: bool, standard: str) -> str:  # fmt: skip
+    pmr = CPP_STANDARDS[standard]
     include_guard = cpp_guard(name, version)
     deps: set[tuple[str, tuple[int, int]]] = set()
     for p in parts:
@@ -288,8 +425,8 @@ def _file(name: str, version: tuple[int, int], fixed_port_id: int | None,
     lines = [
         f"// Generated by wireplan {__version__} from DSDL type {name}.{version[0]}.{version[1]}: "
         "do not edit.",
-        "// The API is nunavut 3.1's (nnvg --target-language cpp --language-standard c++17); "
-        "see docs/dsdl-c.md.",
+        "// The API is nunavut 3.1's (nnvg --target-language cpp --language-standard "
+        f"{standard}); see docs/dsdl-c.md.",
         f"#ifndef {include_guard}",
         f"#define {include_guard}",
         "",
@@ -299,6 +436,7 @@ def _file(name: str, version: tuple[int, int], fixed_port_id: int | None,
         "#include <cstddef>",
         "#include <cstdint>",
         "#include <limits>",
+        *(["#include <memory_resource>"] if pmr else []),
         "#include <type_traits>",
         "#include <utility>",
         "#include <variant>",
@@ -318,7 +456,7 @@ def _file(name: str, version: tuple[int, int], fixed_port_id: int | None,
         short = cpp_strop(name.split(".")[-1])
         lines += ["", *_open([short])]
         for half, p in zip(("Request", "Response"), parts, strict=True):
-            lines += _composite(p, moves[p.key], fixed_port_id, half)
+            lines += _composite(p, moves[p.key], fixed_port_id, half, pmr)
         lines += _close([short])
         cls = cpp_name(name.split(".")[-1], version)
         lines += [
@@ -346,14 +484,17 @@ def _file(name: str, version: tuple[int, int], fixed_port_id: int | None,
         ]
     else:
         lines.append("")
-        lines += _composite(parts[0], moves[parts[0].key], fixed_port_id, None)
+        lines += _composite(parts[0], moves[parts[0].key], fixed_port_id, None, pmr)
     lines += _close(namespaces)
     lines += ["", "#if defined(__GNUC__)", "#    pragma GCC diagnostic pop", "#endif", ""]
     lines += [f"#endif // {include_guard}", ""]
     return "\n".join(lines)
 
 
-def generate_cpp(types: Sequence[TopType]) -> tuple[dict[str, str], Moves]:
+def generate_cpp(types: Sequence[TopType], standard: str = "c++17") -> tuple[dict[str, str], Moves]:
     """C++ header files (relative path -> text) for ``types`` and every type they reach, and the
-    moves by type key (the C backend's)."""
-    return generate_headers(types, cpp_header_path, _file, CPP_SUPPORT_HEADERS)
+    moves by type key (the C backend's); ``standard`` is one of :data:`CPP_STANDARDS`."""
+    if standard not in CPP_STANDARDS:
+        raise ValueError(f"unknown C++ standard {standard!r}")
+    write = functools.partial(_file, standard=standard)
+    return generate_headers(types, cpp_header_path, write, CPP_SUPPORT_HEADERS)

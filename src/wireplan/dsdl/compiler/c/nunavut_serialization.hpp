@@ -379,7 +379,8 @@ inline void clear_to_byte_end(std::uint8_t* const buf, const std::size_t end)
     }
 }
 
-inline void set_bools(std::uint8_t* const buf, const std::size_t off, const std::vector<bool>& bools, const std::size_t count)
+template <typename Allocator>
+inline void set_bools(std::uint8_t* const buf, const std::size_t off, const std::vector<bool, Allocator>& bools, const std::size_t count)
 {
     auto        it = bools.begin();
     std::size_t i  = 0U;
@@ -402,7 +403,8 @@ inline void set_bools(std::uint8_t* const buf, const std::size_t off, const std:
     clear_to_byte_end(buf, off + count);
 }
 
-inline void get_bools(std::vector<bool>& bools, const std::uint8_t* const buf, const std::size_t cap, const std::size_t off, const std::size_t count)
+template <typename Allocator>
+inline void get_bools(std::vector<bool, Allocator>& bools, const std::uint8_t* const buf, const std::size_t cap, const std::size_t off, const std::size_t count)
 {
     auto        it = bools.begin();
     std::size_t i  = 0U;
@@ -464,7 +466,56 @@ inline void get_bools(std::bitset<N>& bools, const std::uint8_t* const buf, cons
     }
 }
 
+/// A variant holding alternative ``I`` made from ``value``, with ``allocator`` where the
+/// alternative takes one (a class or a vector of the PMR headers; not a number or an array).
+template <typename Variant, std::size_t I, typename Value, typename Allocator>
+inline Variant make_alternative(Value&& value, const Allocator& allocator)
+{
+    using T = typename std::variant_alternative<I, typename Variant::Base>::type;
+    if constexpr (std::is_constructible<T, Value&&, const Allocator&>::value)
+    {
+        return Variant{std::in_place_index_t<I>{}, std::forward<Value>(value), allocator};
+    }
+    else
+    {
+        static_cast<void>(allocator);
+        return Variant{std::in_place_index_t<I>{}, std::forward<Value>(value)};
+    }
+}
+
+/// A copy of ``source`` (moved from where it is an rvalue) whose alternative is made with
+/// ``allocator`` (make_alternative): what a PMR union's copy and move with an allocator hold.
+template <typename Variant, std::size_t I = 0U, typename Source, typename Allocator>
+inline Variant with_allocator(Source&& source, const Allocator& allocator)
+{
+    if constexpr ((I + 1U) < std::variant_size<typename Variant::Base>::value)
+    {
+        if (source.index() != I)
+        {
+            return with_allocator<Variant, I + 1U>(std::forward<Source>(source), allocator);
+        }
+    }
+    auto* const value = std::get_if<I>(&source);
+    if constexpr (std::is_lvalue_reference<Source>::value)
+    {
+        return make_alternative<Variant, I>(*value, allocator);
+    }
+    else
+    {
+        return make_alternative<Variant, I>(std::move(*value), allocator);
+    }
+}
+
 }  // namespace wireplan_detail
+
+/// Replaces ``dst`` by ``src`` in place (destroy, then construct): how a PMR union takes
+/// another allocator, which has no assignment.
+template <typename T>
+inline void assignInplace(T& dst, T&& src)
+{
+    dst.~T();
+    ::new (&dst) T(std::forward<T>(src));
+}
 
 }  // namespace support
 }  // namespace nunavut
