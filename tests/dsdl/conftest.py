@@ -109,30 +109,38 @@ def nunavut_headers(tmp_path_factory: pytest.TempPathFactory, all_types: list[An
     return Headers("nunavut", out, covered)
 
 
-@pytest.fixture(scope="session")
-def wireplan_cpp_headers(tmp_path_factory: pytest.TempPathFactory, all_types: list[Any]) -> Headers:
-    """wireplan's C++ headers of uavcan, reg and corner, compiled namespace by namespace."""
+def _wireplan_cpp(tmp: pytest.TempPathFactory, all_types: list[Any], standard: str) -> Headers:
+    """wireplan's C++ headers of uavcan, reg and corner for ``standard``, namespace by
+    namespace."""
     from wireplan.dsdl import compile as compile_dsdl
 
-    out = tmp_path_factory.mktemp("wireplan-cpp")
-    compile_dsdl(UAVCAN, output=out, language="cpp")
-    compile_dsdl(REG, lookup=UAVCAN, output=out, language="cpp")
-    compile_dsdl(CORNER, output=out, language="cpp")
+    out = tmp.mktemp(f"wireplan-{standard}")
+    lookups: list[tuple[Path, list[Path]]] = [(UAVCAN, []), (REG, [UAVCAN]), (CORNER, [])]
+    for root, lookup in lookups:
+        compile_dsdl(root, lookup=lookup, output=out, language="cpp", language_standard=standard)
     return Headers("wireplan", out, all_types, "cpp")
+
+
+@pytest.fixture(scope="session")
+def wireplan_cpp_headers(tmp_path_factory: pytest.TempPathFactory, all_types: list[Any]) -> Headers:
+    """wireplan's C++17 headers (the default standard)."""
+    return _wireplan_cpp(tmp_path_factory, all_types, "c++17")
+
+
+@pytest.fixture(scope="session")
+def wireplan_cpp14_headers(
+    tmp_path_factory: pytest.TempPathFactory, all_types: list[Any]
+) -> Headers:
+    """wireplan's C++14 headers (nunavut's default standard)."""
+    return _wireplan_cpp(tmp_path_factory, all_types, "c++14")
 
 
 @pytest.fixture(scope="session")
 def wireplan_cpp_pmr_headers(
     tmp_path_factory: pytest.TempPathFactory, all_types: list[Any]
 ) -> Headers:
-    """wireplan's C++ headers with PMR allocators (``c++17-pmr``) of uavcan, reg and corner."""
-    from wireplan.dsdl import compile as compile_dsdl
-
-    out = tmp_path_factory.mktemp("wireplan-cpp-pmr")
-    lookups: list[tuple[Path, list[Path]]] = [(UAVCAN, []), (REG, [UAVCAN]), (CORNER, [])]
-    for root, lookup in lookups:
-        compile_dsdl(root, lookup=lookup, output=out, language="cpp", language_standard="c++17-pmr")
-    return Headers("wireplan", out, all_types, "cpp")
+    """wireplan's C++ headers with PMR allocators (``c++17-pmr``)."""
+    return _wireplan_cpp(tmp_path_factory, all_types, "c++17-pmr")
 
 
 @pytest.fixture(scope="session")

@@ -427,6 +427,8 @@ BUILDS: dict[str, Build] = {
     "nunavut_cpp": Build("nunavut_cpp", False, "-O0"),
     # PMR allocators (c++17-pmr): the same moves, through the allocator-aware classes
     "cpp_pmr": Build("wireplan_cpp_pmr", False, "-O2", extra=NO_EXCEPTIONS),
+    # C++14 (nunavut's default standard): unions over the support header's own variant
+    "cpp14": Build("wireplan_cpp14", False, "-O2", extra=("-std=c++14",)),
 }
 # Every real target, C and C++, with the fast build (the headers choose their path by the
 # target's byte order) and the portable path forced.

@@ -286,8 +286,8 @@ def _standard(language: str, standard: str | None) -> str:
     if standard not in CPP_STANDARDS:
         raise ArgumentError(
             f"unknown C++ language standard {standard!r}: choose one of "
-            f"{', '.join(CPP_STANDARDS)} (nunavut's c++14 and cetl++14-17, which need CETL, are "
-            "not written)"
+            f"{', '.join(CPP_STANDARDS)} (nunavut's cetl++14-17, CETL's containers, is not "
+            "written)"
         )
     return standard
 
@@ -342,8 +342,8 @@ def compile(
     ``output/nunavut/support/serialization.hpp`` (see docs/dsdl-c.md); the same
     rules for roots, lookups and folders apply.  ``language_standard`` (C++ only) is
     nnvg's ``--language-standard``: ``c++17`` (the default) or ``c++20``, the same
-    text; ``c++17-pmr`` or ``c++20-pmr`` for classes with PMR allocators.  The C++
-    headers in one ``output`` share one allocator flavour.
+    text; ``c++14``; ``c++17-pmr`` or ``c++20-pmr`` for classes with PMR allocators.
+    The C++ headers in one ``output`` share one allocator flavour.
 
     Writes one package per root namespace (``output/uavcan/...``), a module
     per namespace with a class per type and version (``Heartbeat_1_0``);

@@ -167,12 +167,13 @@ class CppDialect(Dialect):
         if reading:
             # the alternative the object holds is reused (its vectors keep their memory): every
             # field is written below, as when it is new
+            n = cpp_strop(name)
             return [
                 f"auto& {v} = ({obj}.union_value.index() == {k}U) ? "
-                f"*std::get_if<{k}>(&{obj}.union_value) : {obj}.set_{cpp_strop(name)}();",
+                f"*{obj}.get_{n}_if() : {obj}.set_{n}();",
                 f"(void) {v};",
             ], v
-        return [f"const auto& {v} = *std::get_if<{k}>(&{obj}.union_value);", f"(void) {v};"], v
+        return [f"const auto& {v} = *{obj}.get_{cpp_strop(name)}_if();", f"(void) {v};"], v
 
     def callee(self, t: Composite, direction: str, x: str) -> tuple[str, str]:
         ns = "::".join(cpp_namespace(t.name))

@@ -1,4 +1,4 @@
-"""Render the C moves (:mod:`.plan_c`) as C++17 headers with nunavut 3.1's C++ API: the skeleton.
+"""Render the C moves (:mod:`.plan_c`) as C++ headers with nunavut 3.1's C++ API: the skeleton.
 
 One header per type (``uavcan/node/Heartbeat_1_0.hpp``), in namespaces named after the
 DSDL namespaces (``uavcan::_register``; :mod:`.cpp_names`), a ``struct T final`` with
@@ -11,7 +11,9 @@ nunavut's ``cetl::variant`` is under C++17) named ``union_value`` with ``is_x`` 
 ``GetInfo_1_0`` holding ``Request`` and ``Response``, and the free functions
 ``serialize(const T&, bitspan)`` / ``deserialize(T&, const_bitspan)`` returning
 ``nunavut::support::SerializeResult``.  With PMR allocators (``c++17-pmr``, ``c++20-pmr``)
-each class has nunavut's ``allocator_type`` and constructors, and its vectors the allocator.
+each class has nunavut's ``allocator_type`` and constructors, and its vectors the allocator;
+with ``c++14`` a union's ``VariantType`` is nunavut's C++14 one over the support header's
+``wireplan_detail::variant``.
 
 The bodies are the C backend's: the same plan, the same step code (:mod:`.c_steps`) with
 the C++ dialect (:mod:`.c_dialects`), in ``wireplan_serialize_`` / ``wireplan_deserialize_``
@@ -46,8 +48,14 @@ __all__ = ["CPP_STANDARDS", "CPP_SUPPORT_HEADERS", "generate_cpp"]
 
 #: nunavut's ``--language-standard`` values this backend writes, and whether each gives the
 #: classes PMR allocators (``std::pmr::polymorphic_allocator``; nunavut's ``std_flavor`` pmr).
-#: C++17 and C++20 headers are the same text.
-CPP_STANDARDS = {"c++17": False, "c++20": False, "c++17-pmr": True, "c++20-pmr": True}
+#: C++17 and C++20 headers are the same text; C++14 unions are not ``std::variant``.
+CPP_STANDARDS = {
+    "c++14": False,
+    "c++17": False,
+    "c++20": False,
+    "c++17-pmr": True,
+    "c++20-pmr": True,
+}
 PMR_ALLOCATOR = "std::pmr::polymorphic_allocator<void>"
 
 #: The support headers of a C++ output (relative path -> package data file).
@@ -127,8 +135,8 @@ def _traits(t: Composite, fixed_port_id: int | None, half: str | None, pmr: bool
     return out
 
 
-def _union(t: Composite, pmr: bool) -> list[str]:
-    names = [cpp_strop(f.name) for f in t.fields]
+def _variant_cxx17(names: Sequence[str]) -> list[str]:
+    """nunavut's C++17 ``VariantType``: a ``std::variant`` with its ``get_if`` wrappers."""
     alts = ",\n".join(f"        _traits_::TypeOf::{n}" for n in names)
     out = [
         f"    class VariantType final : public std::variant<\n{alts}\n    >",
@@ -173,6 +181,59 @@ def _union(t: Composite, pmr: bool) -> list[str]:
         "        }",
         "    };",
         "",
+    ]
+    return out
+
+
+def _variant_cxx14(names: Sequence[str], types: Sequence[str]) -> list[str]:
+    """nunavut's C++14 ``VariantType`` (``emplace``, ``get_if``, ``index``, ``IndexOf``,
+    ``alternative``), over the support header's ``wireplan_detail::variant``."""
+    alts = ", ".join(f"_traits_::TypeOf::{n}" for n in names)
+    storage = f"::nunavut::support::wireplan_detail::variant<{alts}>"
+    out = [
+        f"    class VariantType final : public {storage}",
+        "    {",
+        f"        using Storage = {storage};",
+        "",
+        "    public:",
+        "        static const constexpr std::size_t variant_npos = std::numeric_limits<std::size_t>::max();",
+        "        using Base = VariantType;",
+        "        using Storage::Storage;",
+        "        struct IndexOf final",
+        "        {",
+        "            IndexOf() = delete;",
+        *(
+            f"            static constexpr const std::size_t {n} = {k}U;"
+            for k, n in enumerate(names)
+        ),
+        "        };",
+        f"        static constexpr const std::size_t MAX_INDEX = {len(names)}U;",
+        "        template<std::size_t I, class...Types> struct alternative;",
+    ]
+    for k, ty in enumerate(types):
+        out += [
+            f"        template<class...Types> struct alternative<{k}U, Types...>",
+            "        {",
+            f"            using type = {ty};",
+            "        };",
+        ]
+    for const in ("", "const "):
+        out += [
+            "        template<std::size_t I, class... Types>",
+            f"        static constexpr {const}typename alternative<I, VariantType>::type* "
+            f"get_if({const}VariantType* v) noexcept",
+            "        {",
+            "            return (v) ? v->template get<I>() : nullptr;",
+            "        }",
+        ]
+    return [*out, "    };", ""]
+
+
+def _union(t: Composite, pmr: bool, cxx14: bool) -> list[str]:
+    names = [cpp_strop(f.name) for f in t.fields]
+    types = [cpp_type(f.type) for f in t.fields]
+    out = _variant_cxx14(names, types) if cxx14 else _variant_cxx17(names)
+    out += [
         "    VariantType union_value;",
     ]
     if pmr and not t.fixed:
@@ -332,7 +393,12 @@ def _union_constructors(cls: str, t: Composite) -> list[str]:
 
 
 def _composite(
-    t: Composite, moves: CMoves, fixed_port_id: int | None, half: str | None, pmr: bool
+    t: Composite,
+    moves: CMoves,
+    fixed_port_id: int | None,
+    half: str | None,
+    pmr: bool,
+    cxx14: bool = False,
 ) -> list[str]:
     cls = cpp_name(t.name.split(".")[-1], t.version)
     attribute = (
@@ -354,7 +420,7 @@ def _composite(
         ty, value = _constant(c)
         out.append(f"    static constexpr {ty} {cpp_strop(c.name)} = {value};")
     if t.union:
-        out += _union(t, pmr)
+        out += _union(t, pmr, cxx14)
     else:
         for f in fields:
             name = cpp_strop(f.name)
@@ -414,7 +480,7 @@ def _close(namespaces: Sequence[str]) -> list[str]:
 def _file(name: str, version: tuple[int, int], fixed_port_id: int | None,
           parts: Sequence[Composite], moves: dict[tuple[str, int, int], CMoves],
           service: bool, standard: str) -> str:  # fmt: skip
-    pmr = CPP_STANDARDS[standard]
+    pmr, cxx14 = CPP_STANDARDS[standard], standard == "c++14"
     include_guard = cpp_guard(name, version)
     deps: set[tuple[str, tuple[int, int]]] = set()
     for p in parts:
@@ -439,7 +505,7 @@ def _file(name: str, version: tuple[int, int], fixed_port_id: int | None,
         *(["#include <memory_resource>"] if pmr else []),
         "#include <type_traits>",
         "#include <utility>",
-        "#include <variant>",
+        *([] if cxx14 else ["#include <variant>"]),
         "#include <vector>",
         "",
     ]
@@ -456,7 +522,7 @@ def _file(name: str, version: tuple[int, int], fixed_port_id: int | None,
         short = cpp_strop(name.split(".")[-1])
         lines += ["", *_open([short])]
         for half, p in zip(("Request", "Response"), parts, strict=True):
-            lines += _composite(p, moves[p.key], fixed_port_id, half, pmr)
+            lines += _composite(p, moves[p.key], fixed_port_id, half, pmr, cxx14)
         lines += _close([short])
         cls = cpp_name(name.split(".")[-1], version)
         lines += [
@@ -484,7 +550,7 @@ def _file(name: str, version: tuple[int, int], fixed_port_id: int | None,
         ]
     else:
         lines.append("")
-        lines += _composite(parts[0], moves[parts[0].key], fixed_port_id, None, pmr)
+        lines += _composite(parts[0], moves[parts[0].key], fixed_port_id, None, pmr, cxx14)
     lines += _close(namespaces)
     lines += ["", "#if defined(__GNUC__)", "#    pragma GCC diagnostic pop", "#endif", ""]
     lines += [f"#endif // {include_guard}", ""]

@@ -5,7 +5,7 @@
 // accessors: each type's wireplan_serialize_ / wireplan_deserialize_ moves its bytes with the
 // routines of wireplan/dsdl/support.h (the same as the C backend's), and the serialize /
 // deserialize functions of nunavut's API call them through the helpers at the end of this file.
-// C++17.  Copied unchanged into every output folder of wireplan's C++ backend (docs/dsdl-c.md).
+// C++14 or later.  Copied unchanged into every output folder of wireplan's C++ backend (docs/dsdl-c.md).
 #ifndef NUNAVUT_SUPPORT_SERIALIZATION_HPP_INCLUDED
 #define NUNAVUT_SUPPORT_SERIALIZATION_HPP_INCLUDED
 
@@ -28,13 +28,16 @@
 #include <cstring>
 #include <limits>
 #include <new>
+#include <tuple>
 #include <type_traits>
 #include <utility>
-#include <variant>
 #include <vector>
+#if __cplusplus >= 201703L
+#    include <variant>
+#endif
 
-#if __cplusplus < 201703L
-#    error "wireplan's C++ output needs C++17 or later (-std=c++17)"
+#if __cplusplus < 201402L
+#    error "wireplan's C++ output needs C++14 or later (-std=c++14; C++17 for --language-standard c++17)"
 #endif
 
 namespace nunavut
@@ -466,6 +469,158 @@ inline void get_bools(std::bitset<N>& bools, const std::uint8_t* const buf, cons
     }
 }
 
+/// Room for one of ``T, Rest...``, none constructed: the storage of ``variant`` (members of a
+/// union, so each has its own type's alignment and no pointer is cast).
+template <typename T, typename... Rest>
+union slots
+{
+    T                head;
+    slots<Rest...>   tail;
+    slots() {}   // NOLINT: the variant constructs the member it holds
+    ~slots() {}  // NOLINT: and destroys it
+};
+template <typename T>
+union slots<T>
+{
+    T head;
+    slots() {}   // NOLINT
+    ~slots() {}  // NOLINT
+};
+
+/// The ``I``-th member of a ``slots``.
+template <std::size_t I>
+struct slot
+{
+    template <typename S>
+    static auto& in(S& s) noexcept
+    {
+        return slot<I - 1U>::in(s.tail);
+    }
+};
+template <>
+struct slot<0U>
+{
+    template <typename S>
+    static auto& in(S& s) noexcept
+    {
+        return s.head;
+    }
+};
+
+/// What a union of the C++14 headers holds: one of ``Types`` (or none after a constructor
+/// threw), in place.  The generated ``VariantType`` derives from it and has nunavut's names.
+template <typename... Types>
+class variant
+{
+public:
+    static constexpr std::size_t npos = std::numeric_limits<std::size_t>::max();
+    template <std::size_t I>
+    using at = typename std::tuple_element<I, std::tuple<Types...>>::type;
+
+    variant() { emplace<0U>(); }
+    /// ``Tag<I>{}``: ``cetl::in_place_index_t<I>{}`` or ``std::in_place_index_t<I>{}``.
+    template <template <std::size_t> class Tag, std::size_t I, typename... Args>
+    explicit variant(Tag<I>, Args&&... args)
+    {
+        emplace<I>(std::forward<Args>(args)...);
+    }
+    variant(const variant& rhs) { copy_from(rhs, Indices{}); }
+    variant(variant&& rhs) { move_from(rhs, Indices{}); }
+    variant& operator=(const variant& rhs)
+    {
+        if (this != &rhs)
+        {
+            destroy(Indices{});
+            copy_from(rhs, Indices{});
+        }
+        return *this;
+    }
+    variant& operator=(variant&& rhs)
+    {
+        if (this != &rhs)
+        {
+            destroy(Indices{});
+            move_from(rhs, Indices{});
+        }
+        return *this;
+    }
+    ~variant() { destroy(Indices{}); }
+
+    std::size_t index() const noexcept { return tag_; }
+
+    template <std::size_t I, typename... Args>
+    at<I>& emplace(Args&&... args)
+    {
+        destroy(Indices{});
+        at<I>& made = *::new (static_cast<void*>(&slot<I>::in(slots_))) at<I>(std::forward<Args>(args)...);
+        tag_        = I;
+        return made;
+    }
+    template <std::size_t I>
+    at<I>* get() noexcept
+    {
+        return (tag_ == I) ? &slot<I>::in(slots_) : nullptr;
+    }
+    template <std::size_t I>
+    const at<I>* get() const noexcept
+    {
+        return (tag_ == I) ? &slot<I>::in(slots_) : nullptr;
+    }
+
+private:
+    using Indices = std::index_sequence_for<Types...>;
+
+    template <std::size_t I>
+    static void destroy_one(variant& v)
+    {
+        slot<I>::in(v.slots_).~at<I>();
+    }
+    template <std::size_t I>
+    static void copy_one(variant& v, const variant& rhs)
+    {
+        ::new (static_cast<void*>(&slot<I>::in(v.slots_))) at<I>(slot<I>::in(rhs.slots_));
+    }
+    template <std::size_t I>
+    static void move_one(variant& v, variant& rhs)
+    {
+        ::new (static_cast<void*>(&slot<I>::in(v.slots_))) at<I>(std::move(slot<I>::in(rhs.slots_)));
+    }
+    template <std::size_t... I>
+    void destroy(std::index_sequence<I...>) noexcept
+    {
+        static constexpr void (*const by_index[])(variant&) = {&destroy_one<I>...};
+        if (tag_ != npos)
+        {
+            by_index[tag_](*this);
+            tag_ = npos;
+        }
+    }
+    template <std::size_t... I>
+    void copy_from(const variant& rhs, std::index_sequence<I...>)
+    {
+        static constexpr void (*const by_index[])(variant&, const variant&) = {&copy_one<I>...};
+        if (rhs.tag_ != npos)
+        {
+            by_index[rhs.tag_](*this, rhs);
+            tag_ = rhs.tag_;
+        }
+    }
+    template <std::size_t... I>
+    void move_from(variant& rhs, std::index_sequence<I...>)
+    {
+        static constexpr void (*const by_index[])(variant&, variant&) = {&move_one<I>...};
+        if (rhs.tag_ != npos)
+        {
+            by_index[rhs.tag_](*this, rhs);
+            tag_ = rhs.tag_;
+        }
+    }
+
+    slots<Types...> slots_;
+    std::size_t     tag_ = npos;
+};
+
+#if __cplusplus >= 201703L
 /// A variant holding alternative ``I`` made from ``value``, with ``allocator`` where the
 /// alternative takes one (a class or a vector of the PMR headers; not a number or an array).
 template <typename Variant, std::size_t I, typename Value, typename Allocator>
@@ -505,6 +660,7 @@ inline Variant with_allocator(Source&& source, const Allocator& allocator)
         return make_alternative<Variant, I>(std::move(*value), allocator);
     }
 }
+#endif
 
 }  // namespace wireplan_detail
 
