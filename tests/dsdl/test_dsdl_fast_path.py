@@ -99,3 +99,19 @@ def test_a_defect_in_the_fast_path_propagates(
     with pytest.raises(AttributeError, match="nothing"):
         floats.serialize()
     assert slow == ["Floats_1_0"]
+
+
+@pytest.mark.parametrize("count", [0, 1, 7, 8, 9, 16, 63, 64, 65])
+def test_bool_arrays_and_their_integer_agree_with_a_loop(count: int) -> None:
+    import random
+
+    rng = random.Random(count)
+    for _ in range(40):
+        bools = [rng.random() < 0.5 for _ in range(count)]
+        value = sum(1 << i for i, x in enumerate(bools) if x)
+        assert runtime.bools_to_int(bools) == value
+        assert runtime.bools_to_int(tuple(int(x) for x in bools)) == value
+        assert runtime.int_to_bools(value | (1 << count + 3), count) == bools
+    for bad in ([2], [True, -1], [None], [0.5], [True] * count + [3]):
+        with pytest.raises(OverflowError):
+            runtime.bools_to_int(bad)

@@ -19,6 +19,8 @@ from .py_module import (
     from_wire,
 )
 
+SMALL_UNPACK = 16  # fixed arrays up to this many elements unpack into locals, not ``*a``
+
 
 class _Deserializer(_Function):
     """Emits the body of ``def f(b, o, n)`` returning ``(value, next_byte_offset)``.
@@ -76,6 +78,17 @@ class _Deserializer(_Function):
             elif codes == "B" and len(targets) == 1:
                 self.other_reads = True
                 self.emit(f"{targets[0][0]} = b[{at}]")
+            elif multi and all(c <= SMALL_UNPACK for _, c in targets):
+                # short fixed arrays: each element to a local, the list from those
+                # (``x, *a = ...`` builds the list through an iterator, twice the cost)
+                parts = {t: [self.new("e") for _ in range(c)] for t, c in targets if c > 1}
+                names = ", ".join(", ".join(parts[t]) if c > 1 else t for t, c in targets)
+                self.emit(f"{names} = {call}")
+                self.unpacks += 1
+                if self.unpacks == 1 and at == "o" and self.indent == 1:
+                    self.first_unpack = (line, names, f"{name}_u")
+                for t, elements in parts.items():
+                    self.emit(f"{t} = [{', '.join(elements)}]")
             elif len(multi) <= 1:
                 names = ", ".join(("*" + t) if c > 1 else t for t, c in targets)
                 lhs = f"{names}," if len(targets) == 1 else names
@@ -91,7 +104,9 @@ class _Deserializer(_Function):
                     self.first_unpack = (line, tup, f"{name}_u")
                 i = 0
                 for t, c in targets:
-                    if c > 1:
+                    if 1 < c <= SMALL_UNPACK:
+                        self.emit(f"{t} = [{', '.join(f'{tup}[{i + k}]' for k in range(c))}]")
+                    elif c > 1:
                         self.emit(f"{t} = [*{tup}[{i}:{i + c}]]")
                     else:
                         self.emit(f"{t} = {tup}[{i}]")
