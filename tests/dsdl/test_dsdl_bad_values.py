@@ -130,6 +130,23 @@ def test_sequences_users_pass_are_accepted(
                 _accepts_sequences(t, class_for(wp_public, t), f)
 
 
+@pytest.mark.parametrize(
+    ("name", "dtype"),
+    [("Real32_1_0", np.float32), ("Natural16_1_0", np.uint16), ("Natural8_1_0", np.uint8)],
+)
+def test_a_numpy_array_of_two_dimensions_is_an_encode_error(
+    wp_public: dict[str, ModuleType], name: str, dtype: Any
+) -> None:
+    """A 2-D array of the wire dtype is refused, not written as its rows' count followed by
+    every element (what the numpy fast path once wrote)."""
+    cls = getattr(wp_public["uavcan"].primitive.array, name)
+    with pytest.raises(wireplan.EncodeError) as info:
+        cls(np.arange(6, dtype=dtype).reshape(2, 3)).serialize()
+    assert info.value.path.startswith("$.value")
+    flat = cls(np.arange(6, dtype=dtype)).serialize()
+    assert flat == cls([0, 1, 2, 3, 4, 5]).serialize()
+
+
 def test_an_empty_nested_type_takes_only_its_own_type(wp_public: dict[str, ModuleType]) -> None:
     can = wp_public["uavcan"].metatransport.can
     for bad in ("x", 5, can.DataFD_0_1()):

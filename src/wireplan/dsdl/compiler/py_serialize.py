@@ -324,7 +324,7 @@ class _Serializer(_Function):
                 plus = f"{head} + " if head else ""
                 # numpy first: what a large array decodes to
                 arms = [
-                    (f"if {v}.__class__ is _ndarray and {v}.dtype is _DT_{code}:",
+                    (f"if {v}.__class__ is _ndarray and {v}.dtype is _DT_{code} and {v}.ndim == 1:",
                      f"{plus}{v}.tobytes()"),
                     (f"elif {v}.__class__ is list:",
                      f"{cache}[{n}]({', '.join([*args, '*' + v])})" if code != "e"
