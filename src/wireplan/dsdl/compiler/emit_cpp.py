@@ -28,6 +28,7 @@ import functools
 from collections.abc import Sequence
 
 from wireplan import __version__
+from wireplan.errors import ArgumentError
 
 from .c_dialects import CppDialect
 from .c_steps import Deserializer, Serializer
@@ -561,6 +562,8 @@ def generate_cpp(types: Sequence[TopType], standard: str = "c++17") -> tuple[dic
     """C++ header files (relative path -> text) for ``types`` and every type they reach, and the
     moves by type key (the C backend's); ``standard`` is one of :data:`CPP_STANDARDS`."""
     if standard not in CPP_STANDARDS:
-        raise ValueError(f"unknown C++ standard {standard!r}")
+        raise ArgumentError(
+            f"unknown C++ standard {standard!r}: choose one of {', '.join(CPP_STANDARDS)}"
+        )
     write = functools.partial(_file, standard=standard)
     return generate_headers(types, cpp_header_path, write, CPP_SUPPORT_HEADERS)
