@@ -243,9 +243,8 @@ def _write_c(
                 "it (choose another output folder)",
                 str(dest),
             )
-    flavour = "pmr" if standard.endswith("-pmr") else "std"  # the C++ classes' allocators
     if language == "cpp":
-        _check_flavour(output, flavour, compiled)
+        _check_flavour(output, standard, compiled)
     with _staged(output, durable) as (staging, swap_in):
         for top in tops:
             folder = staging / top
@@ -263,7 +262,7 @@ def _write_c(
             _put(folder / LAYOUT_FILE, layout_text, direct)
             build = {"generator": compiler.source_digest([], []), "language": language}
             if language == "cpp":
-                build["standard"], build["flavour"] = standard, flavour
+                build["standard"] = standard
             _put(folder / C_BUILD_FILE, json.dumps(build).encode(), direct)
         for path in support:
             _put(output / path, files[path].encode(), durable)
@@ -292,10 +291,15 @@ def _standard(language: str, standard: str | None) -> str:
     return standard
 
 
-def _check_flavour(output: Path, flavour: str, replaced: set[str]) -> None:
+def _check_flavour(output: Path, standard: str, replaced: set[str]) -> None:
     """C++ headers of both allocator flavours in one folder would not compile together (a PMR
     class gives its allocator to its members): refuse the mix (the folders of ``replaced``
     namespaces are written anew)."""
+    from wireplan.dsdl.compiler.emit_cpp import CPP_STANDARDS
+
+    def flavour(std: str) -> str:
+        return "pmr" if CPP_STANDARDS.get(std, False) else "std"
+
     for build in sorted(output.glob(f"*/{C_BUILD_FILE}")):
         if build.parent.name in replaced:
             continue
@@ -305,10 +309,11 @@ def _check_flavour(output: Path, flavour: str, replaced: set[str]) -> None:
             continue  # not readable: the folder is written anew or left as it is
         if not isinstance(there, dict) or there.get("language") != "cpp":
             continue
-        if there.get("flavour", "std") != flavour:
+        theirs = str(there.get("standard", "c++17"))
+        if flavour(theirs) != flavour(standard):
             raise ArgumentError(
-                f"{build.parent}: holds C++ headers with {there.get('flavour', 'std')} "
-                f"allocators ({there.get('standard', 'c++17')}); headers with {flavour} "
+                f"{build.parent}: holds C++ headers with {flavour(theirs)} allocators "
+                f"({theirs}); headers with {flavour(standard)} "
                 "allocators cannot go beside them: compile into another folder, or compile "
                 "that namespace again with the same language standard"
             )
