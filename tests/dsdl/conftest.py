@@ -50,6 +50,15 @@ def wp_public(public_types: list[Any]) -> dict[str, ModuleType]:
 
 
 @pytest.fixture(scope="session")
+def wp_public_numpy(public_types: list[Any]) -> dict[str, ModuleType]:
+    """wireplan's packages of uavcan and reg with nunavut's arrays (``arrays="numpy"``)."""
+    from wireplan.dsdl import load
+
+    uavcan, reg = load([UAVCAN, REG], arrays="numpy")
+    return {"uavcan": uavcan, "reg": reg}
+
+
+@pytest.fixture(scope="session")
 def corner_types() -> list[Any]:
     return serializable(pydsdl.read_namespace(str(CORNER), []))
 

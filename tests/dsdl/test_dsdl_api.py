@@ -278,3 +278,39 @@ def test_types_of_another_root_stay_on_the_fast_path(tmp_path: Path) -> None:
         sys.path.remove(str(out))
         for name in [m for m in sys.modules if m.split(".")[0] in ("outer", "corner")]:
             del sys.modules[name]
+
+
+def test_arrays_option(tmp_path: Path) -> None:
+    """``--arrays numpy`` from the command line; the two kinds never share a folder."""
+    reg = UAVCAN.parent / "reg"
+    out = tmp_path / "np"
+    assert main(["dsdl", "compile", str(UAVCAN), "-o", str(out), "--arrays", "numpy"]) == 0
+    build = (out / "uavcan" / "_wireplan_build.json").read_text()
+    assert '"arrays": "numpy"' in build
+    code = (
+        f"import sys; sys.path.insert(0, {str(out)!r})\n"
+        "import uavcan.register as r\n"
+        "n = r.Name_1_0.deserialize(r.Name_1_0('a.b').serialize())\n"
+        "print(type(n.name).__name__, n.name.tobytes().decode())\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.stdout.split() == ["ndarray", "a.b"], done.stderr
+    with pytest.raises(wireplan.ArgumentError, match=r"arrays='numpy'.*cannot go beside"):
+        wireplan.dsdl.compile(reg, lookup=[UAVCAN], output=out)
+    wireplan.dsdl.compile(reg, lookup=[UAVCAN], output=out, arrays="numpy")  # the same kind
+    wireplan.dsdl.compile(UAVCAN, output=out, arrays="numpy")  # replaced: reg stays beside it
+    assert (out / "reg" / "_wireplan_build.json").is_file()
+    with pytest.raises(wireplan.ArgumentError, match="choose one of auto, numpy"):
+        wireplan.dsdl.compile(UAVCAN, output=tmp_path / "x", arrays="list")
+    with pytest.raises(wireplan.ArgumentError, match="for Python classes"):
+        wireplan.dsdl.compile(UAVCAN, output=tmp_path / "c", language="c", arrays="numpy")
+    with pytest.raises(wireplan.ArgumentError, match="choose one of"):
+        wireplan.dsdl.load(UAVCAN, arrays="lists")
+
+
+def test_equality_of_arrays_of_other_lengths(wp_public: dict[str, ModuleType]) -> None:
+    """Arrays decoded as numpy (64 or more numbers) of two lengths are unequal, not an error."""
+    n8 = wp_public["uavcan"].primitive.array.Natural8_1_0
+    a, b = n8(value=[1] * 64), n8(value=[1] * 65)
+    assert n8.deserialize(a.serialize()) != n8.deserialize(b.serialize())
+    assert n8.deserialize(a.serialize()) == a and a != b

@@ -82,6 +82,95 @@ def _script(uavcan: Any) -> list[str]:
     return out
 
 
+def _numpy_script(uavcan: Any) -> list[str]:
+    """What code written for nunavut's classes does with arrays: numpy's methods on every
+    array, text through ``tobytes().decode()``, assignment of text, bytes and lists."""
+    np = pytest.importorskip("numpy")
+    out: list[str] = []
+
+    def say(label: str, thunk: Callable[[], object]) -> None:
+        try:
+            out.append(f"{label}: {thunk()!r}")
+        except Exception as e:
+            kinds = [k.__name__ for k in _CAUGHT if isinstance(e, k)]
+            out.append(f"{label}: raises {' '.join(kinds) or type(e).__name__}")
+
+    def sub(name: str) -> Any:
+        return importlib.import_module(f"{uavcan.__name__}.{name}")
+
+    reg, prim, array, port = (
+        sub("register"),
+        sub("primitive"),
+        sub("primitive.array"),
+        sub("node.port"),
+    )
+    si = sub("si.unit.velocity")
+
+    def wire(obj: Any) -> bytes:
+        return bytes(b"".join(pd.serialize(obj)))
+
+    def back(obj: Any) -> Any:
+        return pd.deserialize(type(obj), [memoryview(wire(obj))])
+
+    name = reg.Name_1_0("uavcan.node.id")
+    say("text", lambda: name.name.tobytes().decode())
+    say("text decoded", lambda: back(name).name.tobytes().decode())
+    say("text kind", lambda: (type(name.name).__name__, str(name.name.dtype), name.name.shape))
+    say("repr", lambda: repr(name))
+    name.name = "uavcan.pub.x"
+    say("text assigned", lambda: (name.name.tobytes(), wire(name).hex()))
+    name.name = b"raw"
+    say("bytes assigned", lambda: (name.name.tolist(), name.name.flags.writeable))
+    name.name = [104, 105]
+    say("list assigned", lambda: (name.name.tobytes().decode(), str(name.name.dtype)))
+    say("too long", lambda: reg.Name_1_0("x" * 300))
+    blob = prim.Unstructured_1_0(b"\x01\x02\xff")
+    say("byte array", lambda: (blob.value.sum(), str(blob.value.dtype), back(blob).value.tolist()))
+    say("string", lambda: back(prim.String_1_0("héllo")).value.tobytes().decode())
+
+    n16 = array.Natural16_1_0([1, 2, 3])
+    say("numbers", lambda: (int(n16.value.sum()), str(n16.value.dtype), n16.value.tolist()))
+    say("numbers decoded", lambda: (str(back(n16).value.dtype), int(back(n16).value.max())))
+    say("numbers repr", lambda: repr(n16))
+    r32 = array.Real32_1_0(np.linspace(0, 1, 5, dtype=np.float32))
+    say("floats", lambda: (wire(r32).hex(), back(r32).value.mean().item()))
+    say("float16", lambda: str(array.Real16_1_0([0.5]).value.dtype))
+    say("equal arrays", lambda: np.array_equal(back(r32).value, r32.value))
+    vec = si.Vector3_1_0()
+    say("fixed default", lambda: (vec.meter_per_second.tolist(), str(vec.meter_per_second.dtype)))
+    vec.meter_per_second[1] = 2.5
+    say("fixed in place", lambda: back(vec).meter_per_second.tolist())
+    say("fixed wrong length", lambda: si.Vector3_1_0([1.0, 2.0]))
+    bits = array.Bit_1_0([True, False, True])
+    say("bools", lambda: (str(bits.value.dtype), int(bits.value.sum()), back(bits).value.tolist()))
+    ids = port.SubjectIDList_1_0(sparse_list=[port.SubjectID_1_0(7), port.SubjectID_1_0(9)])
+    say("composites", lambda: (type(ids.sparse_list).__name__, str(ids.sparse_list.dtype)))
+    say("composites decoded", lambda: [int(x.value) for x in back(ids).sparse_list])
+    mask = port.SubjectIDList_1_0(mask=np.zeros(8192, bool))
+    mask.mask[[3, 100]] = True
+    say("mask", lambda: back(mask).mask.nonzero()[0].tolist())
+    value = reg.Value_1_0(natural16=n16)
+    say("union", lambda: back(value).natural16.value.tolist())
+    say("builtin", lambda: pd.to_builtin(back(reg.Access_1_0.Request(reg.Name_1_0("a.b"), value))))
+    return out
+
+
+def test_nunavut_array_idioms(
+    wp_public_numpy: dict[str, ModuleType], pycyphal_public: dict[str, ModuleType]
+) -> None:
+    """With ``arrays="numpy"`` code that uses nunavut's arrays runs unchanged on ours."""
+    theirs = _numpy_script(pycyphal_public["uavcan"])
+    mine = _numpy_script(wp_public_numpy["uavcan"])
+    assert mine == theirs
+    assert "text: 'uavcan.node.id'" in mine and "mask: [3, 100]" in mine
+
+
+def test_numpy_arrays_keep_the_common_script(
+    wp_public_numpy: dict[str, ModuleType], pycyphal_public: dict[str, ModuleType]
+) -> None:
+    assert _script(wp_public_numpy["uavcan"]) == _script(pycyphal_public["uavcan"])
+
+
 def test_same_script_same_transcript(
     wp_public: dict[str, ModuleType], pycyphal_public: dict[str, ModuleType]
 ) -> None:

@@ -23,6 +23,7 @@ __all__ = [
     "eq",
     "fields_named",
     "from_builtin",
+    "numpy_arrays",
     "repr_of",
     "to_builtin",
     "union_getter",
@@ -162,10 +163,21 @@ def repr_of(obj: Any) -> str:
     cls = type(obj)
     fields: tuple[tuple[str, Kind, str], ...] = cls._FIELDS_
     if cls._UNION_:
-        name = fields[obj._tag][0]
-        return f"{cls._FULL_NAME_}({name}={obj._value!r})"
-    inner = ", ".join(f"{attr}={getattr(obj, attr)!r}" for attr, _, _ in fields)
+        attr, kind, _ = fields[obj._tag]
+        return f"{cls._FULL_NAME_}({attr}={_shown(kind, getattr(obj, attr))})"
+    inner = ", ".join(f"{attr}={_shown(kind, getattr(obj, attr))}" for attr, kind, _ in fields)
     return f"{cls._FULL_NAME_}({inner})"
+
+
+def _shown(kind: Kind, value: Any) -> str:
+    """A field's value in a repr; a numpy array as nunavut's classes show it: on one line,
+    the middle elided past 100 elements, a variable-length byte array as its text."""
+    if type(value) is not np.ndarray:
+        return repr(value)
+    element = kind[2]
+    if kind[0] == "va" and (element[0] == "utf8" or element[:2] == ("u", 8)):
+        return repr(value.tobytes())[1:]
+    return np.array2string(value, separator=",", edgeitems=10, threshold=100, max_line_width=10**6)
 
 
 def _octets(x: Any) -> bytes | None:
@@ -189,6 +201,9 @@ def _same(a: Any, b: Any) -> bool:
             return list(a) == list(b)
         except TypeError:
             return False
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):  # arrays of any two lengths
+        x, y = np.asarray(a), np.asarray(b)
+        return x.shape == y.shape and bool(np.all(x == y))
     result = a == b
     return (
         bool(result) if isinstance(result, bool) else bool(getattr(result, "all", lambda: result)())
@@ -224,5 +239,101 @@ def union_getter(tag: int) -> Callable[[Any], Any]:
 
     def getter(self: Any) -> Any:
         return self._value if self._tag == tag else None
+
+    return getter
+
+
+# nunavut's arrays (``compile(..., arrays="numpy")``): every array field is a numpy array
+
+
+def numpy_dtype(element: Kind) -> Any:
+    """The dtype nunavut gives an array of ``element``: the standard width that holds it
+    (``uint3`` -> ``uint8``), ``uint8`` for ``byte`` and ``utf8``, ``object`` for composites."""
+    tag = element[0]
+    if tag == "c":
+        return np.dtype(object)
+    if tag in ("byte", "utf8"):
+        return np.dtype(np.uint8)
+    if tag == "b":
+        return np.dtype(np.bool_)
+    if tag == "f":
+        return np.dtype(f"f{element[1] // 8}")
+    width = next(w for w in (8, 16, 32, 64) if element[1] <= w)
+    return np.dtype(f"{tag}{width // 8}")
+
+
+def as_array(kind: Kind, value: Any, path: str) -> Any:
+    """``value`` as the numpy array a field of ``kind`` holds: an array of that dtype and
+    one dimension is kept as it is (shared), ``bytes`` are viewed (read-only, as nunavut's),
+    ``str`` is UTF-8 encoded, anything else is copied; a length the field cannot hold, or
+    an element the dtype cannot hold, is an :class:`~wireplan.errors.EncodeError`."""
+    tag, capacity, element = kind[0], kind[1], kind[2]
+    dtype = numpy_dtype(element)
+    if type(value) is np.ndarray and value.dtype == dtype and value.ndim == 1:
+        array = value
+    elif dtype == np.uint8 and isinstance(value, str | bytes | bytearray | memoryview):
+        array = np.frombuffer(value.encode() if isinstance(value, str) else value, np.uint8)
+    elif dtype.kind == "O":
+        if isinstance(value, str | bytes | dict | set) or not hasattr(value, "__len__"):
+            raise EncodeError(f"an array of {element[1].__name__} requires a sequence", path)
+        array = np.empty(len(value), object)
+        for i, item in enumerate(value):
+            array[i] = item
+    else:
+        try:
+            array = np.array(value, dtype).flatten()
+        except (TypeError, ValueError, OverflowError) as e:
+            raise EncodeError(f"not an array of {dtype}: {e}", path) from None
+    if array.size > capacity or (tag == "fa" and array.size != capacity):
+        need = f"{'exactly' if tag == 'fa' else 'at most'} {capacity}"
+        raise EncodeError(f"array of {array.size} elements, the field holds {need}", path)
+    return array
+
+
+def numpy_arrays(*classes: Any) -> None:
+    """Make every array field of ``classes`` read as a numpy array, as nunavut's classes do:
+    a property over the field's slot (a union's ``_value``) that converts on assignment
+    (:func:`as_array`); a union converts a decoded value on its first read."""
+    for cls in classes:
+        for index, (attr, kind, name) in enumerate(cls._FIELDS_):
+            if kind[0] in ("fa", "va"):
+                path = f"$.{name}"
+                if cls._UNION_:
+                    setattr(
+                        cls,
+                        attr,
+                        property(_union_array(index, kind, path), _set_union(index, kind, path)),
+                    )
+                else:
+                    slot = cls.__dict__[attr]
+                    setattr(cls, attr, property(slot.__get__, _set_array(slot, kind, path)))
+
+
+def _set_array(slot: Any, kind: Kind, path: str) -> Callable[[Any, Any], None]:
+    def setter(self: Any, value: Any) -> None:
+        slot.__set__(self, as_array(kind, value, path))
+
+    return setter
+
+
+def _set_union(tag: int, kind: Kind, path: str) -> Callable[[Any, Any], None]:
+    plain = union_setter(tag)
+
+    def setter(self: Any, value: Any) -> None:
+        plain(self, None if value is None else as_array(kind, value, path))
+
+    return setter
+
+
+def _union_array(tag: int, kind: Kind, path: str) -> Callable[[Any], Any]:
+    dtype = numpy_dtype(kind[2])
+
+    def getter(self: Any) -> Any:
+        if self._tag != tag:
+            return None
+        value = self._value
+        if type(value) is not np.ndarray or value.dtype != dtype:
+            value = self._value = as_array(kind, value, path)
+        return value
 
     return getter

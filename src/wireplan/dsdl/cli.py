@@ -57,6 +57,7 @@ def _cmd_compile(args: argparse.Namespace, out: TextIO) -> int:
             output=args.output,
             language=args.language,
             language_standard=args.language_standard,
+            arrays=args.arrays,
             progress=progress,
             durable=not args.no_fsync,
         )
@@ -137,6 +138,13 @@ def register(subparsers: Any) -> Any:
         metavar="STD",
         help="with --language cpp, as nnvg's: c++17 (default), c++20 (the same headers), "
         "c++14, c++17-pmr or c++20-pmr (classes with std::pmr allocators)",
+    )
+    comp.add_argument(
+        "--arrays",
+        choices=("auto", "numpy"),
+        default="auto",
+        help="Python: auto (default): lists, str for utf8, bytes for byte, numpy arrays from 64 "
+        "numbers on; numpy: every array a numpy array, as in nunavut's classes",
     )
     comp.add_argument(
         "--no-fsync",

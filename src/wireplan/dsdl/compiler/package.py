@@ -14,7 +14,7 @@ from .model import Array, Composite, DataType, Service, TopType
 from .plan import TypePlan, plan_type, report
 from .plan_c import annotate, c_moves
 
-__all__ = ["IMPL_HEAD", "IMPL_MODULE", "collect", "generate"]
+__all__ = ["ARRAYS", "IMPL_HEAD", "IMPL_MODULE", "collect", "generate"]
 
 IMPL_MODULE = "_wireplan_impl"
 
@@ -162,10 +162,21 @@ def _serialize_slow(cls, obj):
 '''
 
 
+ARRAYS = ("auto", "numpy")
+
+
 def generate(
-    types: Sequence[TopType], plans: dict[tuple[str, int, int], TypePlan] | None = None
+    types: Sequence[TopType],
+    plans: dict[tuple[str, int, int], TypePlan] | None = None,
+    arrays: str = "auto",
 ) -> tuple[dict[str, str], list[TypeLayout]]:
-    """Source files (relative path -> text) of the package for ``types``, and their layouts."""
+    """Source files (relative path -> text) of the package for ``types``, and their layouts.
+
+    ``arrays="numpy"``: every array field is a numpy array, as in nunavut's classes
+    (:func:`wireplan.dsdl.runtime.numpy_arrays` turns the fields into properties when the
+    module is imported); ``"auto"``: lists, ``str``, ``bytes``, numpy from 64 numbers on.
+    """
+    assert arrays in ARRAYS, arrays
     units = collect(types)
     if plans is None:
         plans = {key: plan_type(u.t) for key, u in units.items()}
@@ -201,6 +212,9 @@ def generate(
                 tail.append(f"{meta}.__name__ = {unit.cls_name + '_type'!r}")
                 tail.append(f"{meta}.__qualname__ = {unit.qualname + '_type'!r}")
                 tail.append(f"{meta}.__module__ = _PREFIX + {unit.namespace!r}")
+        with_arrays = [u.ident for u in mine if any(isinstance(f.type, Array) for f in u.t.fields)]
+        if arrays == "numpy" and with_arrays:
+            tail.append(f"_rt.numpy_arrays({', '.join(with_arrays)})")
         for svc in (s for s in services if s.root == root):
             tail.append("")
             tail.append(f"class {svc.ident}:")
