@@ -337,10 +337,16 @@ RANDOM_TYPES = (
 )
 RANDOM_VALUES = 30  # per type (per service half)
 RANDOM_LENGTHS = (3, 20, 100, 300)  # the longest a value's arrays may be, drawn per value
+EVERY_VALUES = 10  # per type (half) in the table of every type
+EVERY_ROUNDS = {False: (5, 0.04), True: (3, 0.02)}  # (rounds, seconds per statement)
 
 
-def random_cases(mine: Any, theirs: Any, seed: int = 7) -> list[dict[str, Any]]:
-    """Per type (half): pydsdl's bytes of random values, and each side's classes.
+def random_cases(
+    mine: dict[str, Any], types: list[Any], count: int = RANDOM_VALUES, seed: int = 7
+) -> list[dict[str, Any]]:
+    """Per type (half) of ``types`` (pydsdl's): pydsdl's bytes of ``count`` random values,
+    and each side's classes (``mine``: wireplan's root packages by name; pycyphal's are
+    imported by their own names).
 
     The values come from the test suite's generator (``tests/dsdl/_values.py``):
     numbers from their bit patterns with the range ends often, arrays empty, as long
@@ -353,13 +359,12 @@ def random_cases(mine: Any, theirs: Any, seed: int = 7) -> list[dict[str, Any]]:
     from tests.dsdl._values import random_value
 
     rng = random.Random(seed)
-    found = {f"{t.full_name}.{t.version.major}.{t.version.minor}": t for t in pydsdl.read_namespace(str(UAVCAN), [])}  # fmt: skip
     cases = []
-    for full in RANDOM_TYPES:
-        t = found[full]
-        *ns, short, major, minor = full.split(".")
-        name = f"{short}_{major}_{minor}"
-        w = getattr(importlib.import_module(".".join([mine.__name__, *ns[1:]])), name)
+    for t in types:
+        *ns, short = t.full_name.split(".")
+        full = f"{t.full_name}.{t.version.major}.{t.version.minor}"
+        name = f"{short}_{t.version.major}_{t.version.minor}"
+        w = getattr(importlib.import_module(".".join([mine[ns[0]].__name__, *ns[1:]])), name)
         p = getattr(importlib.import_module(".".join(ns)), name)
         halves = [(None, t, w, p)]
         if isinstance(t, pydsdl.ServiceType):
@@ -368,12 +373,19 @@ def random_cases(mine: Any, theirs: Any, seed: int = 7) -> list[dict[str, Any]]:
         for half, ht, wcls, pcls in halves:
             datas = [
                 bytes(pydsdl.serialize(ht, random_value(ht, rng, max_var=rng.choice(RANDOM_LENGTHS))))
-                for _ in range(RANDOM_VALUES)
+                for _ in range(count)
             ]  # fmt: skip
             cases.append(
                 dict(name=full + (f".{half}" if half else ""), w=wcls, p=pcls, datas=datas)
             )
     return cases
+
+
+def public_types() -> list[Any]:
+    """Every type of ``uavcan`` and ``reg`` but the one nunavut's classes cannot decode
+    (``reg.udral.service.actuator.common._.0.1``: its deserializer raises ``NameError``)."""
+    types = pydsdl.read_namespace(str(UAVCAN), []) + pydsdl.read_namespace(str(REG), [str(UAVCAN)])
+    return [t for t in types if t.short_name != "_"]
 
 
 def measure_random(
@@ -503,13 +515,25 @@ def main(argv: list[str] | None = None) -> None:
                 (case["name"], len(data), strategy, ws, ps, rs, cs, wd, pd, rd, cd, hand, vs)
             )
 
-        randoms = measure_random(random_cases(w_uavcan, p_uavcan), repeat, budget)
+        found = {f"{t.full_name}.{t.version.major}.{t.version.minor}": t for t in public_types()}
+        roots = {"uavcan": w_uavcan, "reg": _w_reg}
+        chosen = [found[name] for name in RANDOM_TYPES]
+        randoms = measure_random(random_cases(roots, chosen), repeat, budget)
+        # every type: fewer values and rounds (about 340 cases)
+        every = measure_random(
+            random_cases(roots, list(found.values()), EVERY_VALUES), *EVERY_ROUNDS[args.quick]
+        )
     print("random values of random lengths (ser x / de x against pycyphal):", file=sys.stderr)
     for name, size, rs, rd in randoms:
         print(f"  {name:45s} {size:6.0f} B  ser {rs:5.1f}x  de {rd:5.1f}x", file=sys.stderr)
     random_ratios = [(x, f"`{n}` {'ser' if i == 0 else 'de'}") for n, _, *xs in randoms
                      for i, x in enumerate(xs)]  # fmt: skip
     random_ratios.sort()
+    every_ratios = sorted(
+        (x, f"`{n}` {'ser' if i == 0 else 'de'}") for n, _, *xs in every for i, x in enumerate(xs)
+    )
+    for x, name in every_ratios[:12]:
+        print(f"  every type, slowest: {name} {x:.1f}x", file=sys.stderr)
 
     result = {
         "command": report.command("bench_dsdl.py", sys.argv[1:] if argv is None else argv),
@@ -542,6 +566,13 @@ def main(argv: list[str] | None = None) -> None:
             "values": RANDOM_VALUES,
             "geomean": f"{geomean([x for x, _ in random_ratios]):.1f}x",
             "slowest": ", ".join(f"{name} {x:.1f}x" for x, name in random_ratios[:3]),
+        },
+        "every": {
+            "types": len(every),
+            "values": EVERY_VALUES,
+            "geomean": f"{geomean([x for x, _ in every_ratios]):.1f}x",
+            "slowest": ", ".join(f"{name} {x:.1f}x" for x, name in every_ratios[:3]),
+            "below": sum(x < 8 for x, _ in every_ratios),
         },
         "compile": [
             ("pydsdl parse (`read_namespace`)", f"{parse:.2f}"),
@@ -596,6 +627,12 @@ def render(r: dict[str, Any]) -> str:
             f"Random values of random lengths ({r['random']['values']} per type, arrays up "
             f"to {RANDOM_LENGTHS[-1]}), {r['random']['types']} `uavcan` types and halves: "
             f"geometric mean **{r['random']['geomean']}**; slowest {r['random']['slowest']}.",
+        ],
+        [
+            f"Every type of `uavcan` and `reg` ({r['every']['types']} types and halves, "
+            f"{r['every']['values']} random values each): geometric mean "
+            f"**{r['every']['geomean']}**, {r['every']['below']} ratios below 8x; slowest "
+            f"{r['every']['slowest']}.",
         ],
         [
             "wireplan's time over a hand-written `struct` of the same layout (below 1: faster):",

@@ -112,6 +112,32 @@ def test_bool_arrays_and_their_integer_agree_with_a_loop(count: int) -> None:
         assert runtime.bools_to_int(bools) == value
         assert runtime.bools_to_int(tuple(int(x) for x in bools)) == value
         assert runtime.int_to_bools(value | (1 << count + 3), count) == bools
+        array = runtime.int_to_bool_array(value, count)
+        assert array.dtype == bool and array.tolist() == bools
+        assert runtime.bools_to_int(array) == value
     for bad in ([2], [True, -1], [None], [0.5], [True] * count + [3]):
         with pytest.raises(OverflowError):
             runtime.bools_to_int(bad)
+
+
+@pytest.mark.parametrize("count", [1, 3, 31, 64])
+def test_float16_arrays_keep_nan_payloads(count: int) -> None:
+    """Lists and numpy arrays (float16 or wider) pack as numpy casts them, a NaN's payload
+    and sign included; reading gives the same bits back; a finite value too large for
+    float16 is an OverflowError (the slow path saturates or rejects it)."""
+    import numpy as np
+
+    rng = np.random.default_rng(count)
+    bits = rng.integers(0, 1 << 16, count, dtype=np.uint16)
+    bits[0] = 0x7E01  # a NaN with a payload
+    bits[-1] |= 0xFC00  # a negative NaN or infinity
+    half = bits.view("<f2")
+    data = bits.astype("<u2").tobytes()
+    values = runtime.f16_list(data, count, 0)
+    assert np.array(values, "<f2").view("<u2").tolist() == bits.tolist()
+    for given in (values, tuple(values), half, half.astype(np.float64)):
+        assert runtime.pack_f16(given) == data
+    with pytest.raises(OverflowError):
+        runtime.pack_f16([1e6] * count)
+    with pytest.raises(OverflowError):
+        runtime.pack_f16(np.full(count, 1e6))
