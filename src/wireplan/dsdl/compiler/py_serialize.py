@@ -374,7 +374,8 @@ class _Serializer(_Function):
         if el.kind == "b" and 0 < cap <= SMALL_BOOLS:
             # a few bools: unpacked (which checks the length) and or-ed in place
             names = [self.new("e") for _ in range(cap)]
-            self.emit(f"{', '.join(names)}, = {v}")
+            # numpy's elements would make numpy integers (no to_bytes): unpack Python bools
+            self.emit(f"{', '.join(names)}, = {v}.tolist() if {v}.__class__ is _ndarray else {v}")
             # bools and 0/1 only here; anything else takes the slow path
             self._stream_check(f"({' | '.join(names)}) >> 1 or {self._ordered(v)}")
             bits = " | ".join(f"{e} << {i}" if i else f"{e}" for i, e in enumerate(names))
