@@ -54,7 +54,7 @@ SECTIONS: dict[str, tuple[str, dict[str, Any]]] = {
             hand=[],
             compile=[],
             random={"types": FAKE, "values": 30, "geomean": FAKE, "slowest": FAKE},
-            every={"types": FAKE, "values": 10, "geomean": FAKE, "slowest": FAKE, "below": 0},
+            every={"types": FAKE, "values": 10, "geomean": FAKE, "slowest": FAKE, "below": FAKE},
         ),
     ),
     "dsdl-loopback": ("bench_dsdl_loopback", _fake(rounds=15, e2e=[], codec=[])),

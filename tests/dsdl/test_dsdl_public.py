@@ -199,8 +199,8 @@ def test_heartbeat_same_object_both_ways(
 ) -> None:
     import pycyphal.dsdl
 
-    w = wp_public["uavcan"].node
-    p = pycyphal_public["uavcan"].node
+    w = importlib.import_module(wp_public["uavcan"].__name__ + ".node")
+    p = importlib.import_module(pycyphal_public["uavcan"].__name__ + ".node")
     for uptime, health, mode, vssc in [
         (0, 0, 0, 0),
         (1, 1, 1, 1),

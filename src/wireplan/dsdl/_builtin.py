@@ -281,7 +281,9 @@ def as_array(kind: Kind, value: Any, path: str) -> Any:
             array[i] = item
     else:
         try:
-            array = np.array(value, dtype).flatten()
+            array = np.array(value, dtype)
+            if array.ndim != 1:
+                array = array.flatten()
         except (TypeError, ValueError, OverflowError) as e:
             raise EncodeError(f"not an array of {dtype}: {e}", path) from None
     if array.size > capacity or (tag == "fa" and array.size != capacity):
@@ -292,8 +294,10 @@ def as_array(kind: Kind, value: Any, path: str) -> Any:
 
 def numpy_arrays(*classes: Any) -> None:
     """Make every array field of ``classes`` read as a numpy array, as nunavut's classes do:
-    a property over the field's slot (a union's ``_value``) that converts on assignment
-    (:func:`as_array`); a union converts a decoded value on its first read."""
+    a property over the field's slot (a union's ``_value``).  A list or tuple assigned
+    (as decoders and constructors do) is kept, its length checked, and converted
+    (:func:`as_array`) on its first read, so decoding builds no array nobody reads;
+    anything else is converted on assignment."""
     for cls in classes:
         for index, (attr, kind, name) in enumerate(cls._FIELDS_):
             if kind[0] in ("fa", "va"):
@@ -306,14 +310,31 @@ def numpy_arrays(*classes: Any) -> None:
                     )
                 else:
                     slot = cls.__dict__[attr]
-                    setattr(cls, attr, property(slot.__get__, _set_array(slot, kind, path)))
+                    getter, setter = _array_field(slot, kind, path)
+                    setattr(cls, attr, property(getter, setter))
 
 
-def _set_array(slot: Any, kind: Kind, path: str) -> Callable[[Any, Any], None]:
+def _array_field(slot: Any, kind: Kind, path: str) -> tuple[Callable[..., Any], ...]:
+    fixed, capacity = kind[0] == "fa", kind[1]
+    ndarray, get, put = np.ndarray, slot.__get__, slot.__set__
+
+    def getter(self: Any) -> Any:
+        value = get(self)
+        if value.__class__ is not ndarray:
+            value = as_array(kind, value, path)
+            put(self, value)
+        return value
+
     def setter(self: Any, value: Any) -> None:
-        slot.__set__(self, as_array(kind, value, path))
+        if value.__class__ is list or value.__class__ is tuple:
+            n = len(value)
+            if n > capacity or (fixed and n != capacity):
+                as_array(kind, value, path)  # raises: the length
+        else:
+            value = as_array(kind, value, path)
+        put(self, value)
 
-    return setter
+    return getter, setter
 
 
 def _set_union(tag: int, kind: Kind, path: str) -> Callable[[Any, Any], None]:
