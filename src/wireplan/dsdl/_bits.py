@@ -134,7 +134,7 @@ def ints_to_int(values: Sequence[int], bits: int, signed: bool) -> int:
     """
     if values.__class__ not in SEQUENCES:
         raise ArgumentError("not a list, tuple or numpy array")  # the slow path checks it
-    if values.__class__ is np.ndarray:
+    if isinstance(values, np.ndarray):
         values = values.tolist()  # Python ints: numpy's would wrap around when shifted
     acc = 0
     shift = 0
