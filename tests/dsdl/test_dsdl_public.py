@@ -314,3 +314,18 @@ def test_valid_values_never_take_the_slow_path(
     for t in public_types:
         fast_path(t, class_for(wp_public, t))
     assert not taken, sorted(set(taken))
+
+
+def test_float16_arrays_are_numpy_float16(wp_public: dict[str, ModuleType]) -> None:
+    """float16 arrays decode to numpy float16 at every length (Python has no float16):
+    a read-only view of ``bytes``, a writable copy of a ``bytearray``; lists still go in."""
+    r16 = wp_public["uavcan"].primitive.array.Real16_1_0
+    vec = importlib.import_module(wp_public["uavcan"].__name__ + ".si.unit.velocity").Vector3_1_0
+    data = r16(value=[0.5, -2.0, 65504.0]).serialize()
+    for buffer, writable in ((data, False), (bytearray(data), True)):
+        value = r16.deserialize(buffer).value
+        assert value.dtype == np.float16 and value.tolist() == [0.5, -2.0, 65504.0]
+        assert value.flags.writeable is writable
+    assert r16.deserialize(r16(value=[]).serialize()).value.dtype == np.float16
+    assert type(vec.deserialize(bytes(12)).meter_per_second) is list  # float32: a list
+    assert r16.deserialize(data).serialize() == data

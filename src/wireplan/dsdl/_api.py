@@ -99,8 +99,8 @@ def compile(
     text; ``c++14``; ``c++17-pmr`` or ``c++20-pmr`` for classes with PMR allocators.
     The C++ headers in one ``output`` share one allocator flavour.
 
-    ``arrays`` (Python only): ``"auto"`` reads arrays as lists (numpy arrays from
-    64 numbers on), ``utf8`` as ``str`` and ``byte`` as ``bytes``; ``"numpy"``
+    ``arrays`` (Python only): ``"auto"`` reads arrays as lists (numpy arrays for
+    float16 and from 64 numbers on), ``utf8`` as ``str`` and ``byte`` as ``bytes``; ``"numpy"``
     reads every array as a numpy array, as nunavut's classes do (code written
     for them runs unchanged).  Packages of the two kinds never share ``output``.
 

@@ -233,12 +233,13 @@ def _f16_from_wide(values: Any) -> bytes:
     return half.tobytes()
 
 
-def f16_list(data: Any, count: int, offset: int) -> list[float]:
-    """``count`` float16 elements at ``offset`` as a list of floats, NaN payloads kept
-    (``struct``'s ``e`` reads every NaN as the canonical one; numpy's conversion is also
-    the faster from 3 elements on); ``ValueError`` past the end of ``data``."""
-    out: list[float] = _frombuffer(data, _F16, count, offset).tolist()
-    return out
+def f16_list(data: Any, count: int, offset: int) -> Any:
+    """``count`` float16 elements at ``offset`` as a numpy float16 array (Python has no
+    float16; nunavut's classes hold the same), NaN payloads kept: a read-only view of
+    ``bytes``, a copy of anything else (as :func:`numpy_from`); ``ValueError`` past the
+    end of ``data``."""
+    view = _frombuffer(data, _F16, count, offset)
+    return view if data.__class__ is bytes else view.copy()
 
 
 _F16_STRUCTS: dict[int, struct.Struct] = {}

@@ -143,8 +143,9 @@ def register(subparsers: Any) -> Any:
         "--arrays",
         choices=("auto", "numpy"),
         default="auto",
-        help="Python: auto (default): lists, str for utf8, bytes for byte, numpy arrays from 64 "
-        "numbers on; numpy: every array a numpy array, as in nunavut's classes",
+        help="Python: auto (default): lists, str for utf8, bytes for byte, numpy arrays for "
+        "float16 and from 64 numbers on; numpy: every array a numpy array, as in nunavut's "
+        "classes",
     )
     comp.add_argument(
         "--no-fsync",

@@ -174,7 +174,8 @@ def generate(
 
     ``arrays="numpy"``: every array field is a numpy array, as in nunavut's classes
     (:func:`wireplan.dsdl.runtime.numpy_arrays` turns the fields into properties when the
-    module is imported); ``"auto"``: lists, ``str``, ``bytes``, numpy from 64 numbers on.
+    module is imported); ``"auto"``: lists, ``str``, ``bytes``, numpy for float16 and from 64
+    numbers on.
     """
     assert arrays in ARRAYS, arrays
     units = collect(types)

@@ -137,9 +137,14 @@ def _byte_code(t: DataType) -> str | None:
 
 
 def _is_large(t: Array) -> bool:
-    """Whether an array's values may be a numpy array (with ``LARGE`` elements or more)."""
+    """Whether an array's values may be a numpy array: with ``LARGE`` elements or more, and
+    a float16 array at any length (decoded as numpy float16: Python has no float16)."""
     el = t.element
-    if not isinstance(el, Primitive) or el.text or t.capacity < LARGE:
+    if not isinstance(el, Primitive) or el.text:
+        return False
+    if el.kind == "f" and el.bits == 16:
+        return True
+    if t.capacity < LARGE:
         return False
     return el.kind == "b" or _byte_code(el) is not None
 
