@@ -24,18 +24,29 @@ pd = pytest.importorskip("pycyphal.dsdl")
 _CAUGHT = (TypeError, ValueError, AttributeError, LookupError)
 
 
-def _script(uavcan: Any) -> list[str]:
+def _recorder(
+    uavcan: Any,
+) -> tuple[list[str], Callable[[str, Callable[[], object]], None], Callable[[str], Any]]:
+    """A transcript, ``say(label, thunk)`` appending ``label: repr(result)`` (or the kinds
+    of error an ``except`` clause of the caller would catch) to it, and ``sub(name)``
+    importing ``uavcan.name``."""
     out: list[str] = []
 
     def say(label: str, thunk: Callable[[], object]) -> None:
         try:
             out.append(f"{label}: {thunk()!r}")
-        except Exception as e:  # what an `except` clause of the caller would catch
+        except Exception as e:
             kinds = [k.__name__ for k in _CAUGHT if isinstance(e, k)]
             out.append(f"{label}: raises {' '.join(kinds) or type(e).__name__}")
 
     def sub(name: str) -> Any:
         return importlib.import_module(f"{uavcan.__name__}.{name}")
+
+    return out, say, sub
+
+
+def _script(uavcan: Any) -> list[str]:
+    out, say, sub = _recorder(uavcan)
 
     node, reg, prim, time = sub("node"), sub("register"), sub("primitive"), sub("time")
     array = sub("primitive.array")
@@ -86,17 +97,7 @@ def _numpy_script(uavcan: Any) -> list[str]:
     """What code written for nunavut's classes does with arrays: numpy's methods on every
     array, text through ``tobytes().decode()``, assignment of text, bytes and lists."""
     np = pytest.importorskip("numpy")
-    out: list[str] = []
-
-    def say(label: str, thunk: Callable[[], object]) -> None:
-        try:
-            out.append(f"{label}: {thunk()!r}")
-        except Exception as e:
-            kinds = [k.__name__ for k in _CAUGHT if isinstance(e, k)]
-            out.append(f"{label}: raises {' '.join(kinds) or type(e).__name__}")
-
-    def sub(name: str) -> Any:
-        return importlib.import_module(f"{uavcan.__name__}.{name}")
+    out, say, sub = _recorder(uavcan)
 
     reg, prim, array, port = (
         sub("register"),

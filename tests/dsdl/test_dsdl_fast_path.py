@@ -133,7 +133,7 @@ def test_float16_arrays_keep_nan_payloads(count: int) -> None:
     bits[-1] |= 0xFC00  # a negative NaN or infinity
     half = bits.view("<f2")
     data = bits.astype("<u2").tobytes()
-    values = runtime.f16_list(data, count, 0)
+    values = runtime.numbers_from(data, "e", count, 0).tolist()
     assert np.array(values, "<f2").view("<u2").tolist() == bits.tolist()
     for given in (values, tuple(values), half, half.astype(np.float64)):
         assert runtime.pack_f16(given) == data

@@ -31,7 +31,6 @@ __all__ = [
     "bits_to_float",
     "bools_to_bytes",
     "bools_to_int",
-    "f16_list",
     "float_to_bits",
     "int_to_bool_array",
     "int_to_bools",
@@ -233,15 +232,6 @@ def _f16_from_wide(values: Any) -> bytes:
     return half.tobytes()
 
 
-def f16_list(data: Any, count: int, offset: int) -> Any:
-    """``count`` float16 elements at ``offset`` as a numpy float16 array (Python has no
-    float16; nunavut's classes hold the same), NaN payloads kept: a read-only view of
-    ``bytes``, a copy of anything else (as :func:`numpy_from`); ``ValueError`` past the
-    end of ``data``."""
-    view = _frombuffer(data, _F16, count, offset)
-    return view if data.__class__ is bytes else view.copy()
-
-
 _F16_STRUCTS: dict[int, struct.Struct] = {}
 
 
@@ -268,13 +258,12 @@ LARGE = 64  # from this many elements on, number and bool arrays decode to numpy
 
 
 def numbers_from(data: Any, code: str, count: int, offset: int) -> Any:
-    """``count`` numbers at ``offset``: a list, or a numpy array from ``LARGE`` elements on."""
-    if count >= LARGE:
+    """``count`` numbers at ``offset``: a list, or a numpy array from ``LARGE`` elements on
+    and for float16 (Python has no float16; numpy keeps NaN payloads)."""
+    if count >= LARGE or code == "e":
         return numpy_from(data, code, count, offset)
     if code == "B":
         return list(data[offset : offset + count])
-    if code == "e":
-        return f16_list(data, count, offset)
     return list(struct.unpack_from(f"<{count}{code}", data, offset))
 
 

@@ -204,10 +204,7 @@ def _same(a: Any, b: Any) -> bool:
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):  # arrays of any two lengths
         x, y = np.asarray(a), np.asarray(b)
         return x.shape == y.shape and bool(np.all(x == y))
-    result = a == b
-    return (
-        bool(result) if isinstance(result, bool) else bool(getattr(result, "all", lambda: result)())
-    )
+    return bool(a == b)
 
 
 def eq(a: Any, b: Any) -> bool:

@@ -115,7 +115,7 @@ def write_package(
     from wireplan.dsdl import compiler
 
     _check_arrays(output, arrays, {root_name(r) for r in roots})
-    generator = compiler.source_digest([], []) + ("" if arrays == "auto" else f"-{arrays}")
+    generator = compiler.source_digest([], [])  # the arrays kind: one per folder, checked above
     roots = list(roots)
     shift = 0  # definitions read in earlier rounds, so that the count keeps growing
     last_total = 0

@@ -109,7 +109,6 @@ _EncodeError = _rt.EncodeError
 _FAST_ERRORS = _rt.FAST_PATH_ERRORS
 _SEQS = _rt.SEQUENCES
 _pack_f16 = _rt.pack_f16
-_f16_list = _rt.f16_list
 _new = object.__new__
 _alloc = type.__call__  # bound to a class without __init__: a new blank instance
 _pad = _rt.pad
@@ -213,9 +212,12 @@ def generate(
                 tail.append(f"{meta}.__name__ = {unit.cls_name + '_type'!r}")
                 tail.append(f"{meta}.__qualname__ = {unit.qualname + '_type'!r}")
                 tail.append(f"{meta}.__module__ = _PREFIX + {unit.namespace!r}")
-        with_arrays = [u.ident for u in mine if any(isinstance(f.type, Array) for f in u.t.fields)]
-        if arrays == "numpy" and with_arrays:
-            tail.append(f"_rt.numpy_arrays({', '.join(with_arrays)})")
+        if arrays == "numpy":
+            with_arrays = [
+                u.ident for u in mine if any(isinstance(f.type, Array) for f in u.t.fields)
+            ]
+            if with_arrays:
+                tail.append(f"_rt.numpy_arrays({', '.join(with_arrays)})")
         for svc in (s for s in services if s.root == root):
             tail.append("")
             tail.append(f"class {svc.ident}:")

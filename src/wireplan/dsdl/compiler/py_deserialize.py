@@ -256,9 +256,9 @@ class _Deserializer(_Function):
 
     def _short_numbers(self, code: str, count: str, buf: str, at: str) -> str:
         """An expression: a list of ``count`` numbers ``code`` read from ``buf`` at ``at``
-        (float16 through numpy, which keeps NaN payload bits; struct's table otherwise)."""
+        (float16 as a numpy array, which keeps NaN payload bits; struct's table otherwise)."""
         if code == "e":
-            return f"_f16_list({buf}, {count}, {at})"
+            return f"_np_from({buf}, 'e', {count}, {at})"
         return f"[*{self.context.constants.unpacker(code)}[{count}]({buf}, {at})]"
 
     def _finish_special(self, el: Primitive, v: str, path: str, at: str) -> None:
@@ -308,13 +308,16 @@ class _Deserializer(_Function):
         if step.strategy == "byte-copy":
             assert code is not None
             self.pin()
-            if large:
+            # zero-copy from immutable bytes; a copy from a buffer that may change
+            view = (
+                f"(_frombuffer(b, _DT_{code}, {count}, o) if b.__class__ is bytes "
+                f"else _frombuffer(b, _DT_{code}, {count}, o).copy())"
+            )
+            if code == "e":  # float16: a numpy array at every length
+                self.emit(f"{v} = {view}")
+            elif large:
                 self.emit(f"if {count} >= {LARGE}:")
-                # zero-copy from immutable bytes; a copy from a buffer that may change
-                self.emit(
-                    f"    {v} = (_frombuffer(b, _DT_{code}, {count}, o) if b.__class__ is bytes"
-                )
-                self.emit(f"        else _frombuffer(b, _DT_{code}, {count}, o).copy())")
+                self.emit(f"    {v} = {view}")
                 self.emit("else:")
                 # bytes too go through the unpack table: faster than a slice, and a
                 # short buffer raises instead of being cut
@@ -422,7 +425,7 @@ class _Deserializer(_Function):
             elif code == "e":
                 raw = self.new("r")
                 self.items.append((f"{cap * 2}s", raw, 1))
-                self.post.append(f"{v} = _f16_list({raw}, {cap}, 0)")  # NaN payloads kept
+                self.post.append(f"{v} = _np_from({raw}, 'e', {cap}, 0)")  # NaN payloads kept
             else:
                 self.items.append((f"{cap}{code}", v, cap))
             self.so += cap * size
