@@ -243,11 +243,16 @@ class _Serializer(_Function):
         return f"_i2i({v}, {el.bits}, {el.kind == 'i'})"
 
     @staticmethod
-    def _u8(v: str) -> str:
-        # a list of ints or a bytes object as it is; anything else through the range checks
+    def _u8(v: str, part: bool = True) -> str:
+        """Byte array ``v`` as bytes: a list through ``bytearray`` (range-checked, 3x
+        faster than ``bytes(list)``; fine as one part of a concatenation that starts with
+        bytes, or a struct ``s`` item; ``part=False`` for the whole result), bytes and a
+        1-d uint8 numpy array as they are, anything else through ``_pack_array``'s checks."""
         return (
-            f"(bytes({v}) if {v}.__class__ is list or {v}.__class__ is bytes "
-            f"else _pack_array('B', {v}))"
+            f"({'bytearray' if part else 'bytes'}({v}) if {v}.__class__ is list "
+            f"else {v} if {v}.__class__ is bytes "
+            f"else {v}.tobytes() if {v}.__class__ is _ndarray and {v}.dtype is _U8 "
+            f"and {v}.ndim == 1 else _pack_array('B', {v}))"
         )
 
     def array(self, step: Step, expr: str) -> None:
@@ -312,8 +317,8 @@ class _Serializer(_Function):
                 # the pending run and the bytes in one statement (a top-level
                 # serializer then returns it as it is); float16 through numpy, which
                 # keeps NaN payload bits
-                data = self._u8(v) if code == "B" else f"_pack_f16({v})"
                 head = self._head()
+                data = self._u8(v, head is not None) if code == "B" else f"_pack_f16({v})"
                 self.write(f"{head} + {data}" if head else data)
             elif large:
                 # a list goes out with the run in one pack; a numpy array as one tobytes()
