@@ -151,6 +151,40 @@ def contrib() -> onnx.ModelProto:
     return _model(g, {"": 17, "com.microsoft": 1})
 
 
+def qgemm(quantized_output: bool) -> onnx.ModelProto:
+    """A com.microsoft ``QGemm`` whose output has no value_info, as in the optimized graphs
+    onnxruntime saves: no input binds its type (``y_zero_point``'s type when
+    ``quantized_output``, float otherwise)."""
+    rng = np.random.default_rng(3)
+    inits = [
+        nh.from_array(np.array(0.05, np.float32), "xs"),
+        nh.from_array(np.array(128, np.uint8), "xz"),
+        nh.from_array(rng.integers(0, 255, (4, 3), dtype=np.uint8), "w"),
+        nh.from_array(np.array(0.02, np.float32), "ws"),
+        nh.from_array(np.array(120, np.uint8), "wz"),
+    ]
+    inputs = ["xq", "xs", "xz", "w", "ws", "wz", ""]
+    last = h.make_node("Identity", ["yq"], ["y"])
+    if quantized_output:
+        inits += [nh.from_array(np.array(0.1, np.float32), "ys"),
+                  nh.from_array(np.array(100, np.uint8), "yz")]  # fmt: skip
+        inputs += ["ys", "yz"]
+        last = h.make_node("DequantizeLinear", ["yq", "ys", "yz"], ["y"])
+    nodes = [
+        h.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
+        h.make_node("QGemm", inputs, ["yq"], domain="com.microsoft"),
+        last,
+    ]
+    g = h.make_graph(
+        nodes,
+        "qgemm",
+        [h.make_tensor_value_info("x", F, [2, 4])],
+        [h.make_tensor_value_info("y", F, [2, 3])],
+        initializer=inits,
+    )
+    return _model(g, {"": 17, "com.microsoft": 1})
+
+
 def local_function() -> onnx.ModelProto:
     """A model-local function (not representable in .ort): the writer inlines it."""
     fn = h.make_function(

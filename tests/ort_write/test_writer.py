@@ -141,6 +141,56 @@ def test_several_domains_with_contrib_ops(tmp_path: Path) -> None:
         assert {"com.microsoft:FusedMatMul:1", "com.microsoft:Gelu:1", ":Relu:14"} <= ids
 
 
+@pytest.mark.parametrize("quantized_output", [True, False])
+def test_unbound_contrib_output_types_as_onnxruntime_types_them(
+    tmp_path: Path, quantized_output: bool
+) -> None:
+    """The optimized graphs onnxruntime saves leave a QGemm's output untyped (no input binds
+    its type): typed as onnxruntime's type inference does, and the file runs identically."""
+    model = models.qgemm(quantized_output)
+    path = tmp_path / "q.ort"
+    if not peer.EXPORTS_SCHEMAS:
+        with pytest.raises(EncodeError, match=r"com\.microsoft:QGemm"):
+            writer.save(model, path, format_version=FORMAT_VERSION)
+        return
+    writer.save(model, path, format_version=FORMAT_VERSION)
+    with load(path) as om:
+        (yq,) = (vi for vi in om.model.graph.node_args if vi.name == "yq")
+    assert yq.type is not None
+    uint8, float32 = onnx.TensorProto.UINT8, onnx.TensorProto.FLOAT
+    assert yq.type.value.elem_type == (uint8 if quantized_output else float32)
+    x = np.random.default_rng(0).standard_normal((2, 4)).astype(np.float32)
+    assert same(run_ort(path, {"x": x}), run_onnx(model, {"x": x}))
+
+
+def test_untyped_value_is_an_encode_error_naming_its_producer(tmp_path: Path) -> None:
+    """A contrib output no rule types (MatMulInteger16: int32 or uint32 by its inputs)."""
+    g = onnx.helper.make_graph(
+        [
+            onnx.helper.make_node(
+                "MatMulInteger16", ["a", "b"], ["m"], "mmi", domain="com.microsoft"
+            ),
+            onnx.helper.make_node("Identity", ["m"], ["y"]),
+        ],
+        "g",
+        [onnx.helper.make_tensor_value_info(n, onnx.TensorProto.INT16, [2, 2]) for n in "ab"],
+        [onnx.helper.make_tensor_value_info("y", onnx.TensorProto.UNDEFINED, None)],
+    )
+    model = onnx.helper.make_model(
+        g,
+        opset_imports=[
+            onnx.helper.make_opsetid("", 17),
+            onnx.helper.make_opsetid("com.microsoft", 1),
+        ],
+    )
+    expected = r"value 'm' has no element type.*'MatMulInteger16'.*'mmi'"
+    if not peer.EXPORTS_SCHEMAS:  # no schema source for com.microsoft: the operator is unknown
+        expected = r"com\.microsoft:MatMulInteger16"
+    with pytest.raises(EncodeError, match=expected):
+        writer.save(model, tmp_path / "m.ort", format_version=FORMAT_VERSION)
+    assert os.listdir(tmp_path) == []
+
+
 def test_model_local_functions_are_inlined(tmp_path: Path) -> None:
     model = models.local_function()
     writer.save(model, tmp_path / "fn.ort", format_version=FORMAT_VERSION)

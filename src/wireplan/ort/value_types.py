@@ -22,12 +22,14 @@ from wireplan.ort.model import (
     Dimension,
     DimensionValue,
     Graph,
+    Node,
     Shape,
     TensorTypeAndShape,
     TypeInfo,
     ValueInfo,
 )
 from wireplan.ort.schema import DIMENSION_VALUE_TYPE
+from wireplan.ort.signatures import normal_domain
 
 __all__ = ["typed_graphs"]
 
@@ -112,7 +114,9 @@ def _typed_node_args(graph: Graph, known: dict[str, int]) -> list[ValueInfo]:
                     for d in dims
                 ]
             )
+    producer: dict[str, Node] = {}
     for node in graph.nodes:
+        producer.update((name, node) for name in node.outputs if name)
         sig = kernel_types.signature(node.domain, node.op_type, node.since_version)
         if sig is None:
             continue
@@ -126,14 +130,24 @@ def _typed_node_args(graph: Graph, known: dict[str, int]) -> list[ValueInfo]:
                 continue
             type_str = formal_out[min(i, len(formal_out) - 1)][1] if formal_out else ""
             elem = bound.get(type_str) if type_str in params else tensor_elem_type(type_str)
+            if elem is None:
+                elem = _unbound_output_type(node, i, known)
             if elem is not None:
                 known[name] = elem
     out = []
     for vi in graph.node_args:
         if _untyped(vi) and vi.name and vi.name not in known:
+            maker = producer.get(vi.name)
+            made = (
+                f"an output of {maker.op_type!r} (domain {maker.domain or 'ai.onnx'!r}, node "
+                f"{maker.name!r}) whose element type neither onnx shape inference, an initializer "
+                "nor the operator's schema gives"
+                if maker is not None
+                else "neither an initializer nor a node output whose schema gives its type"
+            )
             raise EncodeError(
-                f"value {vi.name!r} has no type the .ort format can hold (optional types have "
-                "no place in it; onnxruntime's own converter refuses such models too)",
+                f"value {vi.name!r} has no element type, which the .ort format requires: it is "
+                f"{made}; give it a value_info in the .onnx",
                 "$.model.graph.node_args",
             )
         if _untyped(vi) and vi.name in known:
@@ -146,3 +160,28 @@ def _typed_node_args(graph: Graph, known: dict[str, int]) -> list[ValueInfo]:
             )
         out.append(vi)
     return out
+
+
+_FLOAT = 1  # TensorProto.FLOAT
+
+
+def _unbound_output_type(node: Node, index: int, known: Mapping[str, int]) -> int | None:
+    """The element type onnxruntime's type inference gives output ``index`` of ``node`` when
+    no input binds its type parameter (None when no rule here knows it).
+
+    onnxruntime types these itself when it loads a model, but the optimized graphs it saves
+    as .onnx leave them untyped; these are the operators its optimizers produce:
+
+    - ``QGemm`` (com.microsoft): ``Y`` has the type of ``y_zero_point`` (input 8) when given,
+      otherwise float (the output is not quantized);
+    - ``SkipLayerNormalization``, ``SkipSimplifiedLayerNormalization`` (com.microsoft): the
+      optional ``mean`` and ``inv_std_var`` outputs (1, 2) are float.
+    """
+    if normal_domain(node.domain) != "com.microsoft":
+        return None
+    if node.op_type == "QGemm" and index == 0:
+        zero_point = node.inputs[8] if len(node.inputs) > 8 else ""
+        return known.get(zero_point) if zero_point else _FLOAT
+    if node.op_type in ("SkipLayerNormalization", "SkipSimplifiedLayerNormalization"):
+        return _FLOAT if index in (1, 2) else None
+    return None
