@@ -174,6 +174,31 @@ def test_onnx_commands_without_onnx_print_one_line(tmp_path: Path) -> None:
         assert done.stderr.endswith(f"{line}\n"), done.stderr
 
 
+def test_optimizing_without_onnxruntime_prints_one_line_with_the_way_out(tmp_path: Path) -> None:
+    """convert .onnx -> .ort optimizes by default (as onnxruntime's converter does)."""
+    from wireplan.ort.onnx.example import example_model
+
+    model = tmp_path / "m.onnx"
+    model.write_bytes(example_model().SerializeToString())
+    feature = "optimizing a model for .ort (as onnxruntime's converter does)"
+    hint = "or convert with --optimization none (optimization='none'), which needs only onnx"
+    done = _without(["onnxruntime"], CLI, "convert", str(model), str(tmp_path / "m.ort"))
+    assert done.returncode == 1
+    assert done.stderr == f"wireplan: error: {_line(feature, 'onnxruntime', 'onnxruntime', hint)}\n"
+    assert not (tmp_path / "m.ort").exists()
+    done = _without(
+        ["onnxruntime"],
+        CLI,
+        "convert",
+        str(model),
+        str(tmp_path / "m.ort"),
+        "--optimization",
+        "none",
+    )
+    assert done.returncode == 0, done.stderr
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
 def _dev() -> ModuleType:
     spec = importlib.util.spec_from_file_location("wireplan_dev_script", ROOT / "dev.py")
     assert spec is not None and spec.loader is not None

@@ -24,6 +24,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("onnx.read",),
     ("onnx.facts", "prepare"),
     ("writer", "onnx"),
+    ("optimize",),
     ("sessions", "operators", "_api"),
     ("", "demo"),  # "": the package, wireplan.ort itself
     ("cli",),

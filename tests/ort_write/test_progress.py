@@ -132,5 +132,12 @@ def test_cli_draws_a_bar_on_a_terminal_only(
     # tqdm's bar over the bytes; it redraws at most every 0.1 s, so how far it got
     # before it was erased depends on the machine: look for its start.
     assert "%|" in text and "/64.0M" in text and "B/s" in text
-    if src.endswith(".onnx"):
-        assert f"reading {sources / src} (64.0 MiB)..." in text  # the parse, said before
+    if src.endswith(
+        ".onnx"
+    ):  # the optimizing (the default, as onnxruntime's converter), said before
+        assert (
+            f"optimizing {sources / src} (64.0 MiB) with onnxruntime: fixed, level all..." in text
+        )
+        args += ["--optimization", "none"]
+        code, err = _convert_cli(args, tty=True)
+        assert code == 0 and f"reading {sources / src} (64.0 MiB)..." in err.decode()  # the parse

@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 from wireplan.errors import ArgumentError
 from wireplan.ort.model import OrtModel
-from wireplan.ort.writer import convert_onnx_to_ort, convert_ort_to_ort
+from wireplan.ort.optimize import convert_optimized
+from wireplan.ort.writer import convert_ort_to_ort
 
 if TYPE_CHECKING:
     import onnx  # noqa: TID251 - for annotations only, never imported at run time
@@ -39,6 +40,9 @@ def convert(src: str | os.PathLike[str], dst: str | os.PathLike[str], **options:
     ``.ort -> .onnx``: :func:`wireplan.ort.onnx.save.convert_ort_to_onnx`
     (option ``external_data=False``; an .ort with external data links its
     companion).  ``.onnx -> .ort``:
+    :func:`wireplan.ort.optimize.convert_optimized`: optimized by onnxruntime
+    as its converter does (``optimization="fixed"`` by default, ``"runtime"``
+    or ``"none"``; ``level``, ``target_platform``), written by
     :func:`wireplan.ort.writer.convert_onnx_to_ort` (options ``alignment``,
     ``threads``, ``progress``, ``float16_casts``, ``format_version`` 6 or 5,
     ``external_data``, ``size_threshold``, ``reuse_data``).
@@ -53,13 +57,17 @@ def convert(src: str | os.PathLike[str], dst: str | os.PathLike[str], **options:
     """
     s = os.fspath(src).lower()
     d = os.fspath(dst).lower()
+    if not (s.endswith(".onnx") and d.endswith(".ort")):
+        for name in ("optimization", "level", "target_platform"):
+            if name in options:
+                raise ArgumentError(f"{name} applies to .onnx -> .ort conversion only")
     if s.endswith(".ort") and d.endswith(".onnx"):
         from wireplan.ort.onnx.save import convert_ort_to_onnx  # needs onnx
 
         convert_ort_to_onnx(src, dst, **options)
         return
     if s.endswith(".onnx") and d.endswith(".ort"):
-        convert_onnx_to_ort(src, dst, **options)
+        convert_optimized(src, dst, **options)
         return
     if s.endswith(".ort") and d.endswith(".ort"):
         convert_ort_to_ort(src, dst, **options)

@@ -27,6 +27,7 @@ from wireplan.ort._api import convert
 from wireplan.ort.demo import run as run_demo
 from wireplan.ort.model import companion_path
 from wireplan.ort.operators import required_operators
+from wireplan.ort.optimize import DEFAULT_LEVEL, DEFAULT_STYLE, LEVELS, STYLES
 from wireplan.ort.reader import external_offsets, load, payload_offsets, tensor_problems
 from wireplan.ort.schema import FILE_IDENTIFIER, FORMAT_RELEASES
 
@@ -336,6 +337,18 @@ def _cmd_convert(args: argparse.Namespace, out: TextIO) -> int:
         if not (args.external_data and src.lower().endswith(".onnx")):
             raise ArgumentError("--reuse-data applies to .onnx -> .ort with --external-data only")
         options["reuse_data"] = True
+    writes_ort = dst.lower().endswith(".ort")
+    if src.lower().endswith(".onnx") and writes_ort:
+        options["optimization"] = args.optimization or DEFAULT_STYLE
+        if args.optimization_level is not None:
+            options["level"] = args.optimization_level
+        if args.target_platform is not None:
+            options["target_platform"] = args.target_platform
+    elif args.optimization or args.optimization_level or args.target_platform:
+        raise ArgumentError(
+            "--optimization, --optimization-level and --target-platform apply to "
+            ".onnx -> .ort conversion only"
+        )
     if to_onnx:
         if args.no_float16_casts:
             raise ArgumentError("--no-float16-casts applies to .onnx -> .ort conversion only")
@@ -350,6 +363,12 @@ def _cmd_convert(args: argparse.Namespace, out: TextIO) -> int:
     start = None
     if src.lower().endswith(".onnx") and Path(src).is_file():
         start = f"reading {src} ({size(Path(src).stat().st_size)})..."
+        if options.get("optimization", "none") != "none":
+            level = options.get("level", DEFAULT_LEVEL)
+            start = (
+                f"optimizing {src} ({size(Path(src).stat().st_size)}) with onnxruntime: "
+                f"{options['optimization']}, level {level}..."
+            )
     with progress_bar(f"writing {Path(dst).name}", start=start) as progress:
         if progress is not None:
             options["progress"] = progress
@@ -431,6 +450,30 @@ def _add_convert(subparsers: Any) -> None:
         metavar="{5,6}",
         help="the .ort format to write: 6 (default; onnxruntime 1.16 and later) or 5 "
         "(onnxruntime 1.13 to 1.15; no float8 types)",
+    )
+    p.add_argument(
+        "--optimization",
+        choices=STYLES,
+        default=None,
+        help=".onnx -> .ort: as onnxruntime's converter (--optimization_style): fixed "
+        "(default): onnxruntime's optimizations baked into the graph, what a reduced build "
+        "runs; runtime: basic ones baked in, the rest saved for the session to replay "
+        "(session.enable_saved_runtime_optimizations; NNAPI, CoreML); none: the graph as in "
+        "the .onnx (needs no onnxruntime)",
+    )
+    p.add_argument(
+        "--optimization-level",
+        choices=LEVELS,
+        default=None,
+        help="with fixed or runtime: onnxruntime's level (default all, as its converter's "
+        "ORT_CONVERT_ONNX_MODELS_TO_ORT_OPTIMIZATION_LEVEL)",
+    )
+    p.add_argument(
+        "--target-platform",
+        choices=("arm", "amd64"),
+        default=None,
+        help="with fixed or runtime, as the converter's --target_platform: arm allows int8 "
+        "QDQ fusions; amd64 keeps the x86-only NCHWc layouts",
     )
     p.add_argument(
         "--no-float16-casts",

@@ -4,8 +4,8 @@ Whether it is installed (:func:`available`) and which release (:func:`version`),
 which .ort format versions that release loads (:func:`loadable_format_versions`),
 the operator schemas it registers for its own domains (:func:`contrib_op_signature`),
 its kernel definitions (:func:`kernel_definitions`), whether it finds the kernels of
-an .ort it is given (:func:`finds_kernels`), and an ``InferenceSession`` for a model
-file (:func:`open_session`).  It imports nothing of wireplan's .ort code: the
+an .ort it is given (:func:`finds_kernels`), an ``InferenceSession`` for a model
+file (:func:`open_session`), and the optimized graph it saves (:func:`optimize`).  It imports nothing of wireplan's .ort code: the
 questions that need a model built or read (kernel probes, sessions over external
 data) are asked by :mod:`wireplan.ort.kernels` and :mod:`wireplan.ort.sessions`.
 
@@ -36,6 +36,7 @@ __all__ = [
     "kernels_known",
     "loadable_format_versions",
     "open_session",
+    "optimize",
     "release_of",
     "require",
     "version",
@@ -271,3 +272,84 @@ def finds_kernels(ort_bytes: bytes, provider: str = "CPUExecutionProvider") -> b
     except Exception as exc:  # onnxruntime raises its own pybind exception types
         return False if "Could not find an implementation for" in str(exc) else None
     return True
+
+
+#: onnxruntime's optimization levels by the names its converter gives them.
+LEVELS = ("basic", "extended", "layout", "all")
+
+
+def optimize(
+    src: str | os.PathLike[str],
+    dst: str | os.PathLike[str],
+    *,
+    level: str,
+    runtime_records: bool,
+    target_platform: str | None,
+    as_ort: bool,
+    external_file: str | None = None,
+    external_threshold: int = 1024,
+) -> None:
+    """Have onnxruntime optimize the .onnx ``src`` and save the graph at ``dst``, with the
+    session settings of its converter (``convert_onnx_models_to_ort``).
+
+    ``level``: one of :data:`LEVELS`; ``NchwcTransformer`` is disabled at ``layout`` and
+    ``all`` unless ``target_platform`` is ``"amd64"`` (its layouts fit x86-64 only);
+    ``session.qdqisint8allowed`` is ``"1"`` for ``"arm"``, ``"0"`` otherwise.
+    ``runtime_records``: the optimizations beyond ``basic`` are saved as runtime
+    optimization records instead of applied (an .ort only).  ``as_ort``: onnxruntime
+    writes the .ort itself (its limit: 2 GiB); otherwise an .onnx whose initializers of
+    ``external_threshold`` bytes or more go to ``external_file`` beside it.
+    """
+    hint = "or convert with --optimization none (optimization='none'), which needs only onnx"
+    with door("optimizing a model for .ort (as onnxruntime's converter does)", "onnxruntime",
+              "onnxruntime", hint):  # fmt: skip
+        import onnxruntime as ort
+
+    names = {
+        "basic": "ORT_ENABLE_BASIC",
+        "extended": "ORT_ENABLE_EXTENDED",
+        "layout": "ORT_ENABLE_LAYOUT",
+        "all": "ORT_ENABLE_ALL",
+    }
+    if level not in names:
+        raise ArgumentError(f"optimization level {level!r}: use one of {', '.join(LEVELS)}")
+    value = getattr(ort.GraphOptimizationLevel, names[level], None)
+    if value is None:
+        raise ArgumentError(
+            f"optimization level {level!r} is not in onnxruntime {version()} (newer releases "
+            "have it); use basic, extended or all"
+        )
+    if target_platform not in (None, "arm", "amd64"):
+        raise ArgumentError(f"target platform {target_platform!r}: use 'arm' or 'amd64'")
+    if runtime_records and not as_ort:
+        raise ArgumentError("runtime optimization records are only saved in an .ort")
+    opts = ort.SessionOptions()
+    opts.graph_optimization_level = value
+    opts.optimized_model_filepath = os.fspath(dst)
+    opts.log_severity_level = 3
+    entries = {"session.qdqisint8allowed": "1" if target_platform == "arm" else "0"}
+    if as_ort:
+        entries["session.save_model_format"] = "ORT"
+        if runtime_records:
+            entries["optimization.minimal_build_optimizations"] = "save"
+    elif external_file is not None:
+        entries["session.optimized_model_external_initializers_file_name"] = external_file
+        entries["session.optimized_model_external_initializers_min_size_in_bytes"] = str(
+            external_threshold
+        )
+    for key, entry in entries.items():
+        opts.add_session_config_entry(key, entry)
+    disabled = None
+    if level in ("layout", "all") and target_platform != "amd64":
+        disabled = ["NchwcTransformer"]
+    try:
+        ort.InferenceSession(
+            os.fspath(src),
+            sess_options=opts,
+            providers=["CPUExecutionProvider"],
+            disabled_optimizers=disabled,
+        )
+    except Exception as exc:  # onnxruntime raises its own pybind exception types
+        raise PeerError(
+            f"onnxruntime {version()} could not optimize {os.fspath(src)!r}: {exc}"
+        ) from exc

@@ -137,6 +137,12 @@ def _typed_node_args(graph: Graph, known: dict[str, int]) -> list[ValueInfo]:
     out = []
     for vi in graph.node_args:
         if _untyped(vi) and vi.name and vi.name not in known:
+            if vi.type is not None and vi.type.value is None:
+                raise EncodeError(
+                    f"value {vi.name!r} has an optional, sparse or opaque type, which has no "
+                    "place in the .ort format (onnxruntime's own converter refuses it too)",
+                    "$.model.graph.node_args",
+                )
             maker = producer.get(vi.name)
             made = (
                 f"an output of {maker.op_type!r} (domain {maker.domain or 'ai.onnx'!r}, node "

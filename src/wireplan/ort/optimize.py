@@ -1,0 +1,150 @@
+"""The optimization styles of onnxruntime's converter: onnxruntime optimizes, wireplan writes.
+
+onnxruntime's converter (``python -m onnxruntime.tools.convert_onnx_models_to_ort``) does
+not only change the format: it loads the model into a session that optimizes the graph and
+saves that.  A reduced build of onnxruntime, the reason the .ort format exists, has no
+graph optimizers of its own, so what it runs is what the file holds:
+
+- ``"fixed"`` (the converter's ``--optimization_style Fixed``): the optimizations of
+  ``level`` (default ``"all"``, as the converter's) are applied and baked into the graph;
+- ``"runtime"`` (``--optimization_style Runtime``): the ``basic`` ones are applied and the
+  others saved as runtime optimization records, which onnxruntime replays when a session
+  sets ``session.enable_saved_runtime_optimizations`` to ``"1"`` (for NNAPI / CoreML,
+  whose kernels decide what can be fused);
+- ``"none"``: the graph as the .onnx has it.
+
+The optimizing is onnxruntime's (:func:`wireplan.ort.onnxruntime_door.optimize`, with its
+converter's session settings); the writing is wireplan's planned writer, with its options
+(alignment, threads, external data, format version).  Two routes:
+
+- onnxruntime writes the optimized .ort itself, in a temporary folder beside ``dst``, and
+  the writer re-plans it as it re-writes any .ort: the graph, its typed values, runtime
+  optimization records and kernel type string resolver as onnxruntime made them.  This is
+  the route for models up to 1.5 GiB of weights (onnxruntime's FlatBuffers builder stops
+  at 2 GiB, and constant folding can grow the weights);
+- larger models, in the fixed style: onnxruntime saves the optimized graph as an .onnx
+  whose initializers of 1 KiB or more sit in an external file (no protobuf past 2 GiB),
+  and the writer plans the .ort from that, typing what onnxruntime left untyped
+  (:mod:`wireplan.ort.value_types`).  Runtime records exist only in an .ort that
+  onnxruntime writes, so the runtime style stops at its limit.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from wireplan.errors import ArgumentError, PeerError
+from wireplan.ort import onnxruntime_door as door
+from wireplan.ort.writer import convert_onnx_to_ort, convert_ort_to_ort
+
+__all__ = ["DEFAULT_LEVEL", "DEFAULT_STYLE", "LEVELS", "STYLES", "convert_optimized"]
+
+#: The styles, as ``convert(..., optimization=...)`` and ``--optimization`` name them.
+STYLES = ("fixed", "runtime", "none")
+#: What onnxruntime's converter writes first (its default styles are Fixed, then Runtime).
+DEFAULT_STYLE = "fixed"
+#: onnxruntime's levels by its converter's names; its default is ``"all"``.
+LEVELS = door.LEVELS
+DEFAULT_LEVEL = "all"
+
+# Initializers this large leave the optimized .onnx for its external file.
+_EXTERNAL_THRESHOLD = 1024
+
+
+def convert_optimized(
+    src: str | os.PathLike[str],
+    dst: str | os.PathLike[str],
+    *,
+    optimization: str = DEFAULT_STYLE,
+    level: str | None = None,
+    target_platform: str | None = None,
+    **options: Any,
+) -> None:
+    """Convert the .onnx ``src`` to the .ort ``dst`` in an optimization style of :data:`STYLES`.
+
+    ``level`` (one of :data:`LEVELS`, default ``"all"``) and ``target_platform``
+    (``"arm"``, ``"amd64"`` or None, as the converter's ``--target_platform``) apply to
+    ``"fixed"`` and ``"runtime"``.  ``options`` are the writer's
+    (:func:`wireplan.ort.writer.convert_onnx_to_ort`); ``reuse_data`` and
+    ``float16_casts=True`` need ``"none"`` (an optimized graph has new weights, and holds
+    the Casts onnxruntime placed).
+    """
+    if optimization not in STYLES:
+        raise ArgumentError(f"optimization {optimization!r}: use one of {', '.join(STYLES)}")
+    if optimization == "none":
+        if level is not None or target_platform is not None:
+            raise ArgumentError(
+                "level and target_platform apply to optimization 'fixed' or 'runtime'"
+            )
+        convert_onnx_to_ort(src, dst, **options)
+        return
+    for name in ("reuse_data", "float16_casts"):
+        if options.get(name):
+            why = "has new weights" if name == "reuse_data" else "holds onnxruntime's Casts"
+            raise ArgumentError(
+                f"{name} applies to optimization 'none' (--optimization none; an optimized "
+                f"graph {why})"
+            )
+    options.pop("reuse_data", None)
+    options["float16_casts"] = False
+    level = DEFAULT_LEVEL if level is None else level
+    with open(src, "rb"):  # a missing file or a folder: the OSError of opening it
+        pass
+    large = _weight_bytes(src) > _ORT_ROUTE_LIMIT
+    if large and optimization == "runtime":
+        raise ArgumentError(
+            "optimization 'runtime' saves records only in an .ort that onnxruntime writes "
+            "itself, which cannot pass 2 GiB; this model is larger: use 'fixed'"
+        )
+    folder = Path(dst).resolve().parent
+    with tempfile.TemporaryDirectory(dir=folder, prefix=".wireplan-optimize-") as tmp:
+        if large:
+            optimized = Path(tmp) / "optimized.onnx"
+            try:
+                door.optimize(
+                    src, optimized, level=level, runtime_records=False,
+                    target_platform=target_platform, as_ort=False,
+                    external_file="optimized.onnx.data", external_threshold=_EXTERNAL_THRESHOLD,
+                )  # fmt: skip
+            except PeerError:
+                _diagnose(src)
+                raise
+            convert_onnx_to_ort(optimized, dst, **options)
+            return
+        theirs = Path(tmp) / "optimized.ort"
+        try:
+            door.optimize(
+                src, theirs, level=level, runtime_records=optimization == "runtime",
+                target_platform=target_platform, as_ort=True,
+            )  # fmt: skip
+        except PeerError:
+            _diagnose(src)
+            raise
+        convert_ort_to_ort(theirs, dst, **options)
+
+
+def _diagnose(src: str | os.PathLike[str]) -> None:
+    """A :class:`~wireplan.DecodeError` with the offset when onnxruntime refused ``src``
+    because it is not an ONNX model (truncated, an .ort, not protobuf)."""
+    from wireplan.ort.onnx.read import read_onnx  # the onnx door
+
+    read_onnx(src)
+
+
+# Past this many bytes of weights the optimized graph goes through an .onnx with external
+# data (onnxruntime writes no .ort past 2 GiB; constant folding may add weights).
+_ORT_ROUTE_LIMIT = 3 << 29  # 1.5 GiB
+
+
+def _weight_bytes(src: str | os.PathLike[str]) -> int:
+    """The .onnx file's size plus its external data's (a large file is its own answer)."""
+    size = os.path.getsize(src)
+    if size >= 64 << 20:
+        return size
+    from wireplan.ort.onnx.facts import onnx_facts  # the onnx door
+
+    ext = onnx_facts(src)["external_data"]
+    return size + (int(ext["bytes"]) if ext else 0)

@@ -1,0 +1,237 @@
+"""Optimization styles: our .ort of a model holds the graph onnxruntime's converter writes
+(nodes, fused contrib ops, runtime optimization records, initializers) and runs identically,
+on models that PyPI packages ship (``shipped.py``), with the installed onnxruntime."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnxruntime as ort
+import pytest
+
+import wireplan.ort
+from ort_write import models, peer, shipped
+from ort_write.corpus import same
+from ort_write.peer import FORMAT_VERSION
+from wireplan.errors import ArgumentError, EncodeError, PeerError
+from wireplan.ort import optimize
+from wireplan.ort.graph import walk_graphs
+from wireplan.ort.model import OrtModel
+from wireplan.ort.reader import load
+
+# onnxruntime's converter names its outputs by style.
+_SUFFIX = {"fixed": ".ort", "runtime": ".with_runtime_opt.ort"}
+
+
+def onnxruntimes_own(src: Path, out: Path, style: str, *extra: str) -> Path:
+    """The .ort that ``python -m onnxruntime.tools.convert_onnx_models_to_ort`` writes."""
+    cmd = [sys.executable, "-m", "onnxruntime.tools.convert_onnx_models_to_ort", str(src),
+           "--output_dir", str(out), "--optimization_style", style.capitalize(), *extra]  # fmt: skip
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return out / (src.stem + _SUFFIX[style])
+
+
+def graph_of(om: OrtModel) -> dict[str, Any]:
+    """What must match, graph by graph: nodes (as a multiset: the order in the file follows
+    node indices, which onnxruntime leaves with gaps), initializers and their bytes, and
+    the runtime optimization records."""
+    out: dict[str, Any] = {}
+    for path, g in walk_graphs(om.model.graph):
+        nodes = Counter(
+            (n.name, n.domain, n.op_type, n.since_version, tuple(n.inputs), tuple(n.outputs))
+            for n in g.nodes
+        )
+        inits = {t.name: (t.data_type, tuple(t.dims), bytes(t.raw_data)) for t in g.initializers}
+        records = []
+        if g.runtime_optimizations is not None:
+            for e in g.runtime_optimizations.records:
+                for r in e.runtime_optimization_records:
+                    records.append((e.optimizer_name, r.action_id, tuple(r.produced_op_ids)))
+        out[path] = (nodes, inits, sorted(records))
+    return out
+
+
+def run(path: Path, feeds: dict[str, Any], replay: bool) -> list[Any]:
+    """As a reduced build runs it: no optimizers; saved runtime optimizations replayed."""
+    so = ort.SessionOptions()
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    so.log_severity_level = 3
+    if replay:
+        so.add_session_config_entry("session.enable_saved_runtime_optimizations", "1")
+    s = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+    return list(s.run(None, feeds))
+
+
+def refusal(src: Path) -> str | None:
+    """The end of the installed onnxruntime's error when it refuses to load ``src`` (its
+    converter then refuses it too: 1.15 takes neither IR version 10 nor ai.onnx.ml opset 5,
+    which smart-turn declares), else None."""
+    so = ort.SessionOptions()
+    so.log_severity_level = 3
+    try:
+        ort.InferenceSession(str(src), so, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # onnxruntime's own exception types
+        return str(exc).strip().splitlines()[0][-60:]
+    return None
+
+
+def refused_alike(src: Path, dst: Path) -> bool:
+    """Whether onnxruntime refuses ``src``; if so, our convert must say what it says."""
+    why = refusal(src)
+    if why is None:
+        return False
+    for style in ("fixed", "runtime"):
+        with pytest.raises(PeerError, match=re.escape(why)):
+            wireplan.ort.convert(src, dst, optimization=style)
+    assert not dst.exists()
+    return True
+
+
+@pytest.fixture(scope="module", params=sorted(shipped.MODELS))
+def model(request: pytest.FixtureRequest) -> tuple[shipped.Shipped, Path]:
+    m = shipped.MODELS[request.param]
+    return m, shipped.fetch(m)
+
+
+@pytest.fixture(scope="module")
+def smart_turn() -> Path:
+    """The quantized model, whose optimized graph has fused contrib operators."""
+    return shipped.fetch(shipped.MODELS["smart-turn-v3.2-cpu"])
+
+
+def test_a_model_onnxruntime_refuses_is_a_peer_error(tmp_path: Path) -> None:
+    src = tmp_path / "future.onnx"
+    proto = models.contrib()
+    proto.ir_version = 99
+    src.write_bytes(proto.SerializeToString())
+    done = subprocess.run(
+        [sys.executable, "-m", "onnxruntime.tools.convert_onnx_models_to_ort", str(src),
+         "--output_dir", str(tmp_path / "theirs")], capture_output=True, text=True,
+    )  # fmt: skip
+    assert done.returncode != 0 and "IR version" in done.stdout + done.stderr
+    for style in ("fixed", "runtime"):
+        with pytest.raises(PeerError, match=r"could not optimize .*IR version"):
+            wireplan.ort.convert(src, tmp_path / "m.ort", optimization=style)
+    assert not (tmp_path / "m.ort").exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".wireplan")]
+
+
+@pytest.mark.parametrize("style", ["fixed", "runtime"])
+def test_the_same_graph_as_onnxruntimes_converter(
+    tmp_path: Path, model: tuple[shipped.Shipped, Path], style: str
+) -> None:
+    m, src = model
+    if refused_alike(src, tmp_path / "ours.ort"):
+        return
+    theirs = onnxruntimes_own(src, tmp_path, style)
+    ours = tmp_path / "ours.ort"
+    wireplan.ort.convert(src, ours, optimization=style, format_version=FORMAT_VERSION)
+    with load(theirs) as a, load(ours) as b:
+        assert graph_of(b) == graph_of(a)
+        if style == "runtime":
+            assert any(r for _, (_, _, r) in graph_of(b).items()) or m.name == "silero_vad"
+    feeds = shipped.feeds(m)
+    assert same(run(ours, feeds, style == "runtime"), run(theirs, feeds, style == "runtime"))
+    # what optimizing bought: the unoptimized .ort computes the same within float rounding
+    plain = tmp_path / "plain.ort"
+    wireplan.ort.convert(src, plain, optimization="none", format_version=FORMAT_VERSION)
+    for x, y in zip(run(plain, feeds, False), run(ours, feeds, False), strict=True):
+        np.testing.assert_allclose(x, y, rtol=1e-2, atol=1e-2)
+
+
+def test_the_default_is_fixed_at_level_all(tmp_path: Path, smart_turn: Path) -> None:
+    src = smart_turn
+    if refused_alike(src, tmp_path / "default.ort"):
+        return
+    wireplan.ort.convert(src, tmp_path / "default.ort", format_version=FORMAT_VERSION)
+    wireplan.ort.convert(
+        src, tmp_path / "fixed.ort", optimization="fixed", level="all",
+        format_version=FORMAT_VERSION,
+    )  # fmt: skip
+    with load(tmp_path / "default.ort") as a, load(tmp_path / "fixed.ort") as b:
+        assert graph_of(a) == graph_of(b)
+        ops = {n.op_type for n in a.model.graph.nodes}
+    assert {"QGemm", "QLinearMatMul"} <= ops  # fused by onnxruntime's extended optimizers
+
+
+def test_large_models_go_through_an_onnx_with_external_data(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, smart_turn: Path
+) -> None:
+    """The route of models past what onnxruntime writes as .ort, forced on a small one:
+    the same nodes and outputs as the .ort route (untyped QGemm outputs typed on the way)."""
+    m = shipped.MODELS["smart-turn-v3.2-cpu"]
+    src = smart_turn
+    if refused_alike(src, tmp_path / "direct.ort"):
+        return
+    wireplan.ort.convert(src, tmp_path / "direct.ort", format_version=FORMAT_VERSION)
+    monkeypatch.setattr(optimize, "_ORT_ROUTE_LIMIT", 0)
+    if not peer.EXPORTS_SCHEMAS:
+        # this route writes the kernel type string resolver itself, from operator schemas
+        # that onnxruntime 1.15 does not export: its fused operators are refused by name
+        with pytest.raises(EncodeError, match=r"com\.microsoft:Q"):
+            wireplan.ort.convert(src, tmp_path / "via.ort", format_version=FORMAT_VERSION)
+        return
+    wireplan.ort.convert(src, tmp_path / "via.ort", format_version=FORMAT_VERSION)
+    with load(tmp_path / "direct.ort") as a, load(tmp_path / "via.ort") as b:
+        nodes_a = {p: g[0] for p, g in graph_of(a).items()}
+        nodes_b = {p: g[0] for p, g in graph_of(b).items()}
+    assert nodes_a == nodes_b
+    feeds = shipped.feeds(m)
+    assert same(run(tmp_path / "via.ort", feeds, False), run(tmp_path / "direct.ort", feeds, False))
+    with pytest.raises(ArgumentError, match="cannot pass 2 GiB"):
+        wireplan.ort.convert(src, tmp_path / "r.ort", optimization="runtime")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["direct.ort", "via.ort"]
+
+
+def test_options_that_do_not_apply_are_argument_errors(tmp_path: Path) -> None:
+    src = tmp_path / "m.onnx"
+    src.write_bytes(models.many_nodes(4).SerializeToString())
+    cases: list[tuple[dict[str, Any], str]] = [
+        ({"optimization": "full"}, "optimization 'full': use one of fixed, runtime, none"),
+        ({"level": "max"}, "optimization level 'max': use one of basic, extended"),
+        ({"target_platform": "riscv"}, "target platform 'riscv'"),
+        ({"optimization": "none", "level": "basic"}, "apply to optimization 'fixed' or"),
+        ({"reuse_data": True, "external_data": True}, "reuse_data applies to optimization 'none'"),
+        ({"float16_casts": True}, "float16_casts applies to optimization 'none'"),
+    ]
+    for options, message in cases:
+        with pytest.raises(ArgumentError, match=message):
+            wireplan.ort.convert(src, tmp_path / "m.ort", **options)
+    wireplan.ort.convert(src, tmp_path / "m.ort", optimization="none")
+    with pytest.raises(ArgumentError, match=r"applies to \.onnx -> \.ort conversion only"):
+        wireplan.ort.convert(tmp_path / "m.ort", tmp_path / "back.onnx", optimization="fixed")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.onnx", "m.ort"]
+
+
+def test_command_line_flags(tmp_path: Path, smart_turn: Path) -> None:
+    from wireplan.cli import main
+
+    src = smart_turn
+    if refused_alike(src, tmp_path / "r.ort"):
+        return
+    version = ["--format-version", str(FORMAT_VERSION)]
+    dst = tmp_path / "r.ort"
+    flags = ["--optimization", "runtime", "--target-platform", "arm"]
+    assert main(["convert", str(src), str(dst), *flags, *version]) == 0
+    theirs = onnxruntimes_own(src, tmp_path, "runtime", "--target_platform", "arm")
+    with load(theirs) as a, load(dst) as b:
+        assert graph_of(b) == graph_of(a)
+    for level, fused in (("basic", False), ("extended", True)):
+        out = tmp_path / f"{level}.ort"
+        flags = ["--optimization", "fixed", "--optimization-level", level]
+        assert main(["convert", str(src), str(out), *flags, *version]) == 0
+        with load(out) as om:
+            assert ("QGemm" in {n.op_type for n in om.model.graph.nodes}) == fused
+    assert (
+        main(["convert", str(src), str(tmp_path / "n.ort"), "--optimization", "none", *version])
+        == 0
+    )
+    with load(tmp_path / "n.ort") as om:
+        assert "QGemm" not in {n.op_type for n in om.model.graph.nodes}
