@@ -112,6 +112,13 @@ def convert_optimized(
             except PeerError:
                 _diagnose(src)
                 raise
+            if not (Path(tmp) / "optimized.onnx.data").is_file():
+                raise PeerError(
+                    f"onnxruntime {door.version()} does not save an optimized model's weights "
+                    "in an external file (session.optimized_model_external_initializers_file_name, "
+                    "which 1.20 honours), so it cannot optimize a model this large: use a newer "
+                    "onnxruntime, or optimization 'none'"
+                )
             convert_onnx_to_ort(optimized, dst, **options)
             return
         theirs = Path(tmp) / "optimized.ort"
