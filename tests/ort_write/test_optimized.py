@@ -29,11 +29,16 @@ from wireplan.ort.reader import load
 _SUFFIX = {"fixed": ".ort", "runtime": ".with_runtime_opt.ort"}
 
 
-def onnxruntimes_own(src: Path, out: Path, style: str, *extra: str) -> Path:
-    """The .ort that ``python -m onnxruntime.tools.convert_onnx_models_to_ort`` writes."""
+def converter(src: Path, out: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``python -m onnxruntime.tools.convert_onnx_models_to_ort SRC --output_dir OUT ARGS``."""
     cmd = [sys.executable, "-m", "onnxruntime.tools.convert_onnx_models_to_ort", str(src),
-           "--output_dir", str(out), "--optimization_style", style.capitalize(), *extra]  # fmt: skip
-    done = subprocess.run(cmd, capture_output=True, text=True)
+           "--output_dir", str(out), *args]  # fmt: skip
+    return subprocess.run(cmd, capture_output=True, text=True)
+
+
+def onnxruntimes_own(src: Path, out: Path, style: str, *extra: str) -> Path:
+    """The .ort that onnxruntime's converter writes in ``style``."""
+    done = converter(src, out, "--optimization_style", style.capitalize(), *extra)
     assert done.returncode == 0, done.stdout + done.stderr
     return out / (src.stem + _SUFFIX[style])
 
@@ -111,10 +116,7 @@ def test_a_model_onnxruntime_refuses_is_a_peer_error(tmp_path: Path) -> None:
     proto = models.contrib()
     proto.ir_version = 99
     src.write_bytes(proto.SerializeToString())
-    done = subprocess.run(
-        [sys.executable, "-m", "onnxruntime.tools.convert_onnx_models_to_ort", str(src),
-         "--output_dir", str(tmp_path / "theirs")], capture_output=True, text=True,
-    )  # fmt: skip
+    done = converter(src, tmp_path / "theirs")
     assert done.returncode != 0 and "IR version" in done.stdout + done.stderr
     for style in ("fixed", "runtime"):
         with pytest.raises(PeerError, match=r"could not optimize .*IR version"):

@@ -362,13 +362,13 @@ def _cmd_convert(args: argparse.Namespace, out: TextIO) -> int:
     # The parse of an .onnx reports nothing: say what is happening before the bar starts.
     start = None
     if src.lower().endswith(".onnx") and Path(src).is_file():
-        start = f"reading {src} ({size(Path(src).stat().st_size)})..."
-        if options.get("optimization", "none") != "none":
+        start = f"{src} ({size(Path(src).stat().st_size)})"
+        style = options.get("optimization", "none")
+        if style == "none":
+            start = f"reading {start}..."
+        else:
             level = options.get("level", DEFAULT_LEVEL)
-            start = (
-                f"optimizing {src} ({size(Path(src).stat().st_size)}) with onnxruntime: "
-                f"{options['optimization']}, level {level}..."
-            )
+            start = f"optimizing {start} with onnxruntime: {style}, level {level}..."
     with progress_bar(f"writing {Path(dst).name}", start=start) as progress:
         if progress is not None:
             options["progress"] = progress

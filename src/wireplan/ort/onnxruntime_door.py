@@ -5,8 +5,8 @@ which .ort format versions that release loads (:func:`loadable_format_versions`)
 the operator schemas it registers for its own domains (:func:`contrib_op_signature`),
 its kernel definitions (:func:`kernel_definitions`), whether it finds the kernels of
 an .ort it is given (:func:`finds_kernels`), an ``InferenceSession`` for a model
-file (:func:`open_session`), and the optimized graph it saves (:func:`optimize`).  It imports nothing of wireplan's .ort code: the
-questions that need a model built or read (kernel probes, sessions over external
+file (:func:`open_session`), and the optimized graph it saves (:func:`optimize`).
+It imports nothing of wireplan's .ort code: the questions that need a model built or read (kernel probes, sessions over external
 data) are asked by :mod:`wireplan.ort.kernels` and :mod:`wireplan.ort.sessions`.
 
 ``onnxruntime`` is imported when one of these is first called, so importing
@@ -274,8 +274,15 @@ def finds_kernels(ort_bytes: bytes, provider: str = "CPUExecutionProvider") -> b
     return True
 
 
+# onnxruntime's optimization levels: its converter's names, GraphOptimizationLevel's names.
+_LEVEL_NAMES = {
+    "basic": "ORT_ENABLE_BASIC",
+    "extended": "ORT_ENABLE_EXTENDED",
+    "layout": "ORT_ENABLE_LAYOUT",
+    "all": "ORT_ENABLE_ALL",
+}
 #: onnxruntime's optimization levels by the names its converter gives them.
-LEVELS = ("basic", "extended", "layout", "all")
+LEVELS = tuple(_LEVEL_NAMES)
 
 
 def optimize(
@@ -305,15 +312,9 @@ def optimize(
               "onnxruntime", hint):  # fmt: skip
         import onnxruntime as ort
 
-    names = {
-        "basic": "ORT_ENABLE_BASIC",
-        "extended": "ORT_ENABLE_EXTENDED",
-        "layout": "ORT_ENABLE_LAYOUT",
-        "all": "ORT_ENABLE_ALL",
-    }
-    if level not in names:
+    if level not in _LEVEL_NAMES:
         raise ArgumentError(f"optimization level {level!r}: use one of {', '.join(LEVELS)}")
-    value = getattr(ort.GraphOptimizationLevel, names[level], None)
+    value = getattr(ort.GraphOptimizationLevel, _LEVEL_NAMES[level], None)
     if value is None:
         raise ArgumentError(
             f"optimization level {level!r} is not in onnxruntime {version()} (newer releases "

@@ -103,16 +103,13 @@ def convert_optimized(
     with tempfile.TemporaryDirectory(dir=folder, prefix=".wireplan-optimize-") as tmp:
         if large:
             optimized = Path(tmp) / "optimized.onnx"
-            try:
-                door.optimize(
-                    src, optimized, level=level, runtime_records=False,
-                    target_platform=target_platform, as_ort=False,
-                    external_file="optimized.onnx.data", external_threshold=_EXTERNAL_THRESHOLD,
-                )  # fmt: skip
-            except PeerError:
-                _diagnose(src)
-                raise
-            if not (Path(tmp) / "optimized.onnx.data").is_file():
+            weights = optimized.with_name(optimized.name + ".data")
+            _optimize(
+                src, optimized, level=level, runtime_records=False,
+                target_platform=target_platform, as_ort=False,
+                external_file=weights.name, external_threshold=_EXTERNAL_THRESHOLD,
+            )  # fmt: skip
+            if not weights.is_file():
                 raise PeerError(
                     f"onnxruntime {door.version()} does not save an optimized model's weights "
                     "in an external file (session.optimized_model_external_initializers_file_name, "
@@ -122,23 +119,24 @@ def convert_optimized(
             convert_onnx_to_ort(optimized, dst, **options)
             return
         theirs = Path(tmp) / "optimized.ort"
-        try:
-            door.optimize(
-                src, theirs, level=level, runtime_records=optimization == "runtime",
-                target_platform=target_platform, as_ort=True,
-            )  # fmt: skip
-        except PeerError:
-            _diagnose(src)
-            raise
+        _optimize(
+            src, theirs, level=level, runtime_records=optimization == "runtime",
+            target_platform=target_platform, as_ort=True,
+        )  # fmt: skip
         convert_ort_to_ort(theirs, dst, **options)
 
 
-def _diagnose(src: str | os.PathLike[str]) -> None:
-    """A :class:`~wireplan.DecodeError` with the offset when onnxruntime refused ``src``
-    because it is not an ONNX model (truncated, an .ort, not protobuf)."""
-    from wireplan.ort.onnx.read import read_onnx  # the onnx door
+def _optimize(src: str | os.PathLike[str], dst: Path, **settings: Any) -> None:
+    """:func:`wireplan.ort.onnxruntime_door.optimize`; when onnxruntime refuses ``src``
+    because it is not an ONNX model (truncated, an .ort, not protobuf), the
+    :class:`~wireplan.DecodeError` with the offset that reading it gives instead."""
+    try:
+        door.optimize(src, dst, **settings)
+    except PeerError:
+        from wireplan.ort.onnx.read import read_onnx  # the onnx door
 
-    read_onnx(src)
+        read_onnx(src)
+        raise
 
 
 # Past this many bytes of weights the optimized graph goes through an .onnx with external

@@ -28,7 +28,7 @@ from wireplan.ort.model import (
     TypeInfo,
     ValueInfo,
 )
-from wireplan.ort.schema import DIMENSION_VALUE_TYPE
+from wireplan.ort.schema import DIMENSION_VALUE_TYPE, TENSOR_DATA_TYPE
 from wireplan.ort.signatures import normal_domain
 
 __all__ = ["typed_graphs"]
@@ -114,9 +114,7 @@ def _typed_node_args(graph: Graph, known: dict[str, int]) -> list[ValueInfo]:
                     for d in dims
                 ]
             )
-    producer: dict[str, Node] = {}
     for node in graph.nodes:
-        producer.update((name, node) for name in node.outputs if name)
         sig = kernel_types.signature(node.domain, node.op_type, node.since_version)
         if sig is None:
             continue
@@ -143,7 +141,7 @@ def _typed_node_args(graph: Graph, known: dict[str, int]) -> list[ValueInfo]:
                     "place in the .ort format (onnxruntime's own converter refuses it too)",
                     "$.model.graph.node_args",
                 )
-            maker = producer.get(vi.name)
+            maker = next((n for n in graph.nodes if vi.name in n.outputs), None)
             made = (
                 f"an output of {maker.op_type!r} (domain {maker.domain or 'ai.onnx'!r}, node "
                 f"{maker.name!r}) whose element type neither onnx shape inference, an initializer "
@@ -168,7 +166,7 @@ def _typed_node_args(graph: Graph, known: dict[str, int]) -> list[ValueInfo]:
     return out
 
 
-_FLOAT = 1  # TensorProto.FLOAT
+_FLOAT = TENSOR_DATA_TYPE["FLOAT"]
 
 
 def _unbound_output_type(node: Node, index: int, known: Mapping[str, int]) -> int | None:
