@@ -25,7 +25,7 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, MutableSequence, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -150,7 +150,7 @@ def touch(value: Any) -> int:
                 if f.name == "source":
                     continue
                 stack.append(getattr(v, f.name))
-        elif isinstance(v, list):
+        elif isinstance(v, MutableSequence):  # a list, or load's TableList
             stack.extend(v)
         elif isinstance(v, np.ndarray):
             # Read the bytes (a dangling view would crash or fault here).

@@ -10,10 +10,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from wireplan import DecodeError, LimitError
+from wireplan.flatbuffers.reader import TableReader
 from wireplan.ort import load
-from wireplan.ort.reader import tensor_paths
-from wireplan.ort.schema import ORT_SCHEMA
+from wireplan.ort.model import TABLE_CLASSES
+from wireplan.ort.reader import ORT_LIMITS, tensor_paths
+from wireplan.ort.schema import FILE_IDENTIFIER, ORT_SCHEMA
 
+from .ort_corpus import touch
 from .test_reader import locate
 
 
@@ -28,6 +31,25 @@ def load_or_decode_error(data: bytes) -> bool:
         return False
 
 
+def eager_and_lazy_agree(data: bytes) -> bool:
+    """The lazy read (verified first, tables decoded on use) and the eager one agree on ``data``:
+    both refuse it with the same offset and path, or both read it and every lazy list decodes."""
+
+    def read(lazy: bool) -> object:
+        r = TableReader(ORT_SCHEMA, data, classes=TABLE_CLASSES, limits=ORT_LIMITS, lazy=lazy)
+        return r.read_table("InferenceSession", r.root_position(FILE_IDENTIFIER))
+
+    try:
+        read(False)
+    except DecodeError as exc:
+        with pytest.raises(DecodeError) as info:
+            read(True)
+        assert (info.value.offset, info.value.path) == (exc.offset, exc.path)
+        return False
+    touch(read(True))
+    return True
+
+
 def test_every_truncation(tiny_ort: bytes) -> None:
     assert load_or_decode_error(tiny_ort)
     # FlatBuffers are built back to front: cutting anywhere removes something referenced,
@@ -36,6 +58,7 @@ def test_every_truncation(tiny_ort: bytes) -> None:
     for n in range(needed):
         with pytest.raises(DecodeError):
             load(tiny_ort[:n])
+        assert not eager_and_lazy_agree(tiny_ort[:n])
 
 
 @settings(
@@ -49,6 +72,23 @@ def test_random_byte_flips(tiny_ort: bytes, flips: list[tuple[int, int]]) -> Non
     for pos, value in flips:
         data[pos % len(data)] = value
     load_or_decode_error(bytes(data))
+    eager_and_lazy_agree(bytes(data))
+
+
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    flips=st.lists(st.tuples(st.integers(0, 1 << 20), st.integers(0, 255)), min_size=1, max_size=4)
+)
+def test_lazy_and_eager_reads_agree_on_a_damaged_model_with_subgraphs(
+    feature_ort: Path, flips: list[tuple[int, int]]
+) -> None:
+    data = bytearray(feature_ort.read_bytes())
+    assert eager_and_lazy_agree(bytes(data))
+    for pos, value in flips:
+        data[pos % len(data)] = value
+    eager_and_lazy_agree(bytes(data))
 
 
 @settings(
@@ -65,6 +105,7 @@ def test_random_offsets_and_lengths(tiny_ort: bytes, pos: int, value: int) -> No
     at = (pos % (len(data) - 3)) & ~3
     data[at : at + 4] = struct.pack("<I", value)
     load_or_decode_error(bytes(data))
+    eager_and_lazy_agree(bytes(data))
 
 
 def test_root_offset_outside(tiny_ort: bytes) -> None:

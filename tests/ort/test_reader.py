@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from wireplan import ArgumentError, DecodeError, LimitError
+from wireplan.flatbuffers.lazy import TableList
 from wireplan.flatbuffers.reader import TableReader
 from wireplan.ort import OrtModel, load, to_onnx
 from wireplan.ort.model import SequenceType, TensorTypeAndShape
@@ -183,6 +184,23 @@ def test_arrays_outlive_close(weights_ort: Path) -> None:
     assert om.closed
     om.close()  # idempotent
     assert np.array_equal(arr, before) and before.any()  # still readable, still the weights
+
+
+def test_vectors_of_tables_are_decoded_on_first_use(feature_ort: Path) -> None:
+    eager = load(feature_ort, copy=True)
+    om = load(feature_ort)
+    g = om.graph
+    assert isinstance(g.node_args, TableList) and isinstance(eager.graph.node_args, list)
+    for t in g.initializers:  # what a reader of the weights touches
+        t.raw_data.tobytes()
+    assert g.initializers.decoded
+    assert not g.node_args.decoded and not g.node_edges.decoded and not g.nodes.decoded
+    assert len(g.node_args) == len(eager.graph.node_args) and not g.node_args.decoded
+    om.close()  # lists not yet decoded still read the mapping they keep alive
+    assert to_onnx(om).SerializeToString() == to_onnx(eager).SerializeToString()
+    assert g.node_args.decoded and [v.name for v in g.node_args] == [
+        v.name for v in eager.graph.node_args
+    ]
 
 
 def test_context_manager_closes(feature_ort: Path) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+from collections.abc import MutableSequence
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +41,7 @@ def plain(value: Any) -> Any:
     """A loaded model as plain data, for equality (arrays by dtype and bytes)."""
     if isinstance(value, np.ndarray):
         return (value.dtype.str, value.shape, value.tobytes())
-    if isinstance(value, list):
+    if isinstance(value, MutableSequence):  # a list, or load's TableList
         return [plain(v) for v in value]
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return (

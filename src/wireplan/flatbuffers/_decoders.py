@@ -17,6 +17,7 @@ from typing import Any, NoReturn
 import numpy as np
 
 from wireplan.errors import ArgumentError, DecodeError, LimitError
+from wireplan.flatbuffers.lazy import TableList
 from wireplan.flatbuffers.schema import Field, Schema, StructDef, TypeRef
 
 _U16 = struct.Struct("<H").unpack_from
@@ -217,8 +218,10 @@ def _fail_union(union: str, code: int, at: int) -> NoReturn:
 
 def _generate(
     plans: Mapping[str, tuple[list[_FieldPlan], Callable[..., Any] | None]],
+    lazy: bool,
 ) -> dict[str, Callable[[Any, int, int], Any]]:
     ns: dict[str, Any] = {
+        "TableList": TableList,
         "DecodeError": DecodeError,
         "LimitError": LimitError,
         "I32": _I32,
@@ -302,6 +305,8 @@ def _generate(
                 w("            if tp + 4 > n:")
                 w("                r._ref(at)")
                 w(f"            {v} = t_{f.target}(r, tp, depth + 1)")
+            elif kind == _VEC_TABLE and lazy:  # a verified buffer: decoded on first use
+                w(f"            {v} = TableList(r, r._ref(pos + fo), v_{f.target}, depth + 1)")
             elif kind == _VEC_TABLE:
                 w(f"            {v} = v_{f.target}(r, r._ref(pos + fo), depth + 1)")
             elif kind == _VEC_STRING:
@@ -369,7 +374,7 @@ def _generate(
 
 
 _DECODERS: dict[
-    tuple[int, tuple[tuple[str, int], ...]],
+    tuple[int, tuple[tuple[str, int], ...], bool],
     tuple[
         Schema,
         dict[str, tuple[list[_FieldPlan], Callable[..., Any] | None]],
@@ -379,12 +384,12 @@ _DECODERS: dict[
 
 
 def decoders(
-    schema: Schema, classes: Mapping[str, Callable[..., Any]]
+    schema: Schema, classes: Mapping[str, Callable[..., Any]], lazy: bool = False
 ) -> tuple[
     dict[str, tuple[list[_FieldPlan], Callable[..., Any] | None]],
     dict[str, Callable[[Any, int, int], Any]],
 ]:
-    key = (id(schema), tuple(sorted((name, id(c)) for name, c in classes.items())))
+    key = (id(schema), tuple(sorted((name, id(c)) for name, c in classes.items())), lazy)
     hit = _DECODERS.get(key)
     if hit is not None and hit[0] is schema:
         return hit[1], hit[2]
@@ -400,6 +405,6 @@ def decoders(
                     f = dataclasses.replace(f, default=np.zeros(0, dtype=f.dtype))
             adjusted.append(f)
         plans[tname] = (adjusted, classes.get(tname))
-    fns = _generate(plans)
+    fns = _generate(plans, lazy)
     _DECODERS[key] = (schema, plans, fns)
     return plans, fns

@@ -31,6 +31,12 @@ size or entry), never the place a bad reference points to.  Alignment is not req
 unaligned views).  A union field's ``slot`` is its value's; the ``uint8``
 type code is in ``slot - 1``.  Unknown trailing slots are ignored.
 
+A reader made with ``lazy=True`` (no ``copy``) first verifies all a table
+reaches in numpy passes (:mod:`wireplan.flatbuffers.verify`, the same checks
+and limits) and then puts a :class:`~wireplan.flatbuffers.lazy.TableList`
+where a vector of tables would be, decoded on first use; a buffer that fails
+the verification is decoded eagerly, which raises the error with its place.
+
 Each table is decoded by a function generated from its plan (every slot
 unrolled, every check inline), compiled once per schema and set of
 classes and cached.
@@ -65,6 +71,7 @@ from wireplan.core.executor import run_copies
 from wireplan.errors import ArgumentError, DecodeError, LimitError, NotFoundError
 from wireplan.flatbuffers._decoders import _I32, _U8, _U16, _U16X2, _U32, decoders
 from wireplan.flatbuffers.schema import Schema
+from wireplan.flatbuffers.verify import Present, verified
 
 __all__ = ["DEFAULT_LIMITS", "DEFAULT_MAX_DEPTH", "Limits", "TableReader", "read_root"]
 
@@ -99,12 +106,14 @@ class TableReader:
         "_copy",
         "_fns",
         "_large",
+        "_lazy_fns",
         "_max_depth",
         "_mv",
         "_n",
         "_pending",
         "_plans",
         "_writable_source",
+        "present",
         "schema",
     )
 
@@ -117,11 +126,18 @@ class TableReader:
         copy: bool = False,
         large_bytes: int = 1 << 20,
         limits: Limits = DEFAULT_LIMITS,
+        lazy: bool = False,
     ) -> None:
+        if lazy and copy:
+            raise ArgumentError("a lazy read views the buffer: it cannot copy")
         self.schema = schema
         self._classes = dict(classes or {})
         self._plans, self._fns = decoders(schema, self._classes)
-        self._mv = as_memoryview(buffer)
+        self._lazy_fns = decoders(schema, self._classes, lazy=True)[1] if lazy else None
+        #: After a lazy :meth:`read_table` that verified: the fields the buffer holds.
+        self.present: Present | None = None
+        # A view of its own, which stays valid when the source's memoryview is released.
+        self._mv = as_memoryview(buffer)[:]
         self._n = self._mv.nbytes
         self._copy = copy
         self._large = large_bytes
@@ -134,7 +150,26 @@ class TableReader:
     # -- public -------------------------------------------------------------------------------
 
     def read_table(self, table: str, pos: int, depth: int = 0) -> Any:
-        """Decode the table ``table`` that starts at byte ``pos``."""
+        """Decode the table ``table`` that starts at byte ``pos``.
+
+        A reader made with ``lazy=True`` first verifies everything the table
+        reaches (:func:`~wireplan.flatbuffers.verify.verified`, a few numpy passes);
+        when that passes, vectors of tables come as
+        :class:`~wireplan.flatbuffers.lazy.TableList` (decoded on first use), and when
+        it does not, the eager decode raises the error with its offset and path.
+        """
+        lazy = self._lazy_fns
+        if lazy is not None:
+            self.present = verified(
+                self.schema,
+                self._mv,
+                pos,
+                table,
+                max_depth=self._max_depth - depth,
+                budget=self._budget,
+            )
+            if self.present is not None:
+                self._fns = lazy  # everything below is verified: union members are lazy too
         return self._table(table, pos, depth)
 
     def root_position(self, identifier: bytes | None = None) -> int:

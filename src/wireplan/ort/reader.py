@@ -1,4 +1,4 @@
-"""Load .ort files: verify the FlatBuffer while decoding it into :class:`~wireplan.ort.model.OrtModel`.
+"""Load .ort files: verify the FlatBuffer, then decode it into :class:`~wireplan.ort.model.OrtModel` as used.
 
 The file is memory-mapped (a path) or viewed in place (a bytes-like
 object); payloads are not copied unless ``copy=True``.  See
@@ -282,8 +282,13 @@ def _check_version(reader: TableReader, root: int) -> None:
         )
 
 
-def _decode(buffer: Any, *, copy: bool, threads: int | None, limits: Limits) -> OrtModel:
-    reader = TableReader(ORT_SCHEMA, buffer, classes=TABLE_CLASSES, copy=copy, limits=limits)
+def _decode(
+    buffer: Any, *, copy: bool, threads: int | None, limits: Limits
+) -> tuple[OrtModel, bool]:
+    """The model, and whether it may have external tensors (False: no tensor says so)."""
+    reader = TableReader(
+        ORT_SCHEMA, buffer, classes=TABLE_CLASSES, copy=copy, limits=limits, lazy=not copy
+    )
     root = reader.root_position(FILE_IDENTIFIER)
     _check_version(reader, root)
     model = reader.read_table("InferenceSession", root)
@@ -293,7 +298,8 @@ def _decode(buffer: Any, *, copy: bool, threads: int | None, limits: Limits) -> 
     if model.model.graph is None:
         raise DecodeError("the model holds no graph", root, "$.model.graph")
     reader.finish(threads)
-    return model
+    present = reader.present
+    return model, present is None or ("Tensor", "external_data_offset") in present
 
 
 def load(
@@ -307,7 +313,7 @@ def load(
     """Read an .ort model from a path (memory-mapped) or from a bytes-like object.
 
     Checks the ``"ORTM"`` identifier and the format version (``"1"`` to
-    ``"6"``), then decodes and verifies every table; a malformed buffer
+    ``"6"``), then verifies every table; a malformed buffer
     raises :class:`wireplan.DecodeError` (or its subclass
     :class:`wireplan.LimitError`) with the offset of the byte that holds
     the bad value and its path.  ``limits``: tables nest at most
@@ -316,7 +322,10 @@ def load(
 
     By default every vector of numbers (``Tensor.raw_data``, dims, ints,
     ...) is a read-only numpy view into the source: loading costs no copy
-    whatever the weight size.  The returned model holds the mapping;
+    whatever the weight size.  The buffer is verified whole first
+    (:func:`wireplan.flatbuffers.verify.verified`), and vectors of tables
+    come as :class:`~wireplan.flatbuffers.lazy.TableList`, decoded on first
+    use, so reading the weights does not pay for the nodes and value infos.  The returned model holds the mapping;
     close it with :meth:`OrtModel.close` or a ``with`` block (arrays you
     still hold stay valid).  ``copy=True`` gives owned arrays and releases
     the source before returning; payloads of 1 MiB or more are then copied
@@ -337,8 +346,12 @@ def load(
     if isinstance(source, (str, os.PathLike)):
         mapped = MappedFile(source)
         try:
-            model = _decode(mapped.buffer, copy=copy, threads=threads, limits=limits)
-            companion = _attach_external(model, source, external_data, copy, threads, mapped.buffer)
+            model, external = _decode(mapped.buffer, copy=copy, threads=threads, limits=limits)
+            companion = (
+                _attach_external(model, source, external_data, copy, threads, mapped.buffer)
+                if external
+                else None
+            )
         except BaseException:
             mapped.close()
             raise
@@ -348,8 +361,10 @@ def load(
             model.source = mapped if companion is None else ModelFiles(mapped, companion)
         return model
     buffer = as_memoryview(source)
-    model = _decode(buffer, copy=copy, threads=threads, limits=limits)
-    companion = _attach_external(model, None, external_data, copy, threads, buffer)
+    model, external = _decode(buffer, copy=copy, threads=threads, limits=limits)
+    companion = (
+        _attach_external(model, None, external_data, copy, threads, buffer) if external else None
+    )
     if not copy:
         model.source = source if companion is None else ModelFiles(source, companion)
     return model

@@ -1,0 +1,308 @@
+"""Verify a whole FlatBuffer in a few numpy passes: one per table type and nesting level.
+
+:func:`verified` answers one question: would decoding the buffer from its root
+table (:mod:`wireplan.flatbuffers.reader`, the same checks and limits) succeed?
+It walks the buffer breadth first, holding every table of one type at one depth
+as an array of positions, and makes each of the decoder's checks (offsets inside
+the buffer, vtable and table sizes, fields inside their tables, required fields,
+vector and string lengths, NUL terminators, UTF-8, union type codes, nesting
+depth, the work budget) on the whole array at once.  Its cost grows with the
+number of table types and levels, not with the number of tables, so a lazy
+reader can hand out tables on access from a buffer already known to be sound.
+
+It says only yes or no: where a buffer is bad, the eager decoder finds the first
+bad byte and names it (offset and path), as it always has.  The walk is at least
+as strict as the decoder; where it is stricter (a buffer far out of the ordinary:
+more string bytes than the buffer holds), the caller just decodes eagerly.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+import numpy as np
+
+from wireplan.core.buffers import as_memoryview
+from wireplan.flatbuffers._decoders import (
+    _STRING,
+    _TABLE,
+    _UNION,
+    _VEC_SCALAR,
+    _VEC_STRING,
+    _VEC_STRUCT,
+    _VEC_TABLE,
+    _compiled,
+)
+from wireplan.flatbuffers.schema import Schema
+
+__all__ = ["Present", "verified"]
+
+#: The fields a verified buffer holds: ``(table, field)`` for every field present in at least
+#: one table it reaches.
+Present = frozenset[tuple[str, str]]
+
+_Ints = np.ndarray[Any, np.dtype[np.int64]]
+
+# Reductions straight through the ufuncs (ndarray.max() and .any() go through Python wrappers,
+# which cost more than the work on the few tables of most batches).
+_MAX = np.maximum.reduce
+_MIN = np.minimum.reduce
+_ANY = np.logical_or.reduce
+_OR = np.bitwise_or.reduce
+
+
+def _every_offset(mv: memoryview, dtype: str) -> np.ndarray[Any, Any]:
+    """The buffer read as ``dtype`` at every byte offset (overlapping; no copy)."""
+    dt = np.dtype(dtype)
+    count = mv.nbytes - dt.itemsize + 1
+    if count <= 0:
+        return np.zeros(0, dt)
+    return np.ndarray((count,), dtype=dt, buffer=mv, offset=0, strides=(1,))
+
+
+def _spread(starts: _Ints, counts: _Ints, step: int) -> _Ints:
+    """``starts[i] + step * k`` for every ``k < counts[i]``, all rows in order."""
+    total = int(counts.sum())
+    if not total:
+        return np.zeros(0, np.int64)
+    before = np.cumsum(counts) - counts
+    return np.repeat(starts - step * before, counts) + step * np.arange(total, dtype=np.int64)
+
+
+class _Walk:
+    """One verification: the buffer's typed views, the work spent, the strings to check."""
+
+    def __init__(self, mv: memoryview, budget: int) -> None:
+        self.mv = mv
+        self.n = mv.nbytes
+        self.u8 = np.frombuffer(mv, np.uint8)
+        self.u16 = _every_offset(mv, "<u2")
+        self.u32 = _every_offset(mv, "<u4")
+        self.i32 = _every_offset(mv, "<i4")
+        self.budget = budget
+        self.strings: list[_Ints] = []
+        self.present: set[tuple[str, str]] = set()
+
+    def spend(self, units: int) -> bool:
+        self.budget -= units
+        return self.budget >= 0
+
+    def refs(self, at: _Ints) -> _Ints | None:
+        """Where the uoffsets stored at ``at`` point (``at`` + 4 known inside); None if outside."""
+        target: _Ints = at + self.u32[at]  # uint32 + int64: int64
+        return None if target.size and _MAX(target) + 4 > self.n else target
+
+    def lengths(self, at: _Ints, elem: int, extra: int = 0) -> _Ints | None:
+        """The element counts of the vectors at ``at``; None if one runs past the end."""
+        count: _Ints = self.u32[at].astype(np.int64)
+        return None if _MAX(at + count * elem) + 4 + extra > self.n else count
+
+    def strings_sound(self) -> bool:
+        if not self.strings:
+            return True
+        at = np.unique(np.concatenate(self.strings))
+        length = self.lengths(at, 1, 1)
+        if length is None:
+            return False
+        if (self.u8[at + 4 + length] != 0).any():
+            return False
+        if int(length.sum()) > self.n:  # far out of the ordinary: let the decoder judge
+            return False
+        # Each string with its NUL: the whole is UTF-8 exactly when every string is (a NUL
+        # ends any sequence a string leaves open, and starts none).
+        chars = self.u8[_spread(at + 4, length + 1, 1)]
+        if not chars.size or int(chars.max()) < 0x80:
+            return True
+        try:
+            chars.tobytes().decode("utf-8")
+        except UnicodeDecodeError:
+            return False
+        return True
+
+
+class _Fields:
+    """A table's fields as arrays, to check them all in one pass."""
+
+    __slots__ = ("inline", "plans", "required", "slots", "where")
+
+    def __init__(self, plans: list[Any]) -> None:
+        self.plans = plans
+        self.slots = np.array([f.slot for f in plans], np.int64)
+        self.where = 4 + 2 * self.slots  # of each slot's entry, from the vtable's start
+        self.inline = np.array([f.inline for f in plans], np.int64)
+        required = np.array([f.required for f in plans], bool)
+        self.required = required if required.any() else None
+
+
+_FIELDS: dict[int, tuple[Schema, dict[str, _Fields]]] = {}
+
+
+def _fields(schema: Schema) -> dict[str, _Fields]:
+    hit = _FIELDS.get(id(schema))
+    if hit is None or hit[0] is not schema:
+        tables = {name: _Fields(plans) for name, plans in _compiled(schema).tables.items()}
+        hit = _FIELDS[id(schema)] = (schema, tables)
+    return hit[1]
+
+
+def verified(
+    schema: Schema,
+    buffer: Any,
+    root: int,
+    table: str | None = None,
+    *,
+    max_depth: int,
+    budget: int,
+) -> Present | None:
+    """Whether decoding the table ``table`` (default: the schema's root) at ``root`` would succeed.
+
+    ``None`` if it would fail; else the fields present (:data:`Present`), so a reader can tell
+    that no table uses a field without decoding any.
+
+    ``max_depth`` and ``budget`` are the decoder's (:class:`~wireplan.flatbuffers.reader.Limits`:
+    ``expansion_factor * len(buffer) + expansion_slack`` work units, charged as it charges
+    them for a decode without ``copy``).
+    """
+    walk = _Walk(as_memoryview(buffer), budget)
+    tables = _fields(schema)
+    frontier: dict[str, list[_Ints]] = {table or schema.root: [np.array([root], np.int64)]}
+    depth = 0
+    while frontier:
+        if depth > max_depth:
+            return None
+        following: dict[str, list[_Ints]] = defaultdict(list)
+        for tname, parts in frontier.items():
+            pos = np.concatenate(parts) if len(parts) > 1 else parts[0]
+            if not _tables(walk, tables[tname], tname, pos, following):
+                return None
+        frontier = following
+        depth += 1
+    if not (_strings_charged(walk) and walk.strings_sound()):
+        return None
+    return frozenset(walk.present)
+
+
+def _tables(
+    walk: _Walk, fields: _Fields, tname: str, pos: _Ints, following: dict[str, list[_Ints]]
+) -> bool:
+    """Check the tables of one type at ``pos``; queue what they refer to."""
+    if not pos.size:
+        return True
+    n, u16 = walk.n, walk.u16
+    if not walk.spend(4 * pos.size) or _MAX(pos) + 4 > n:
+        return False
+    vt = pos - walk.i32[pos]
+    if _MIN(vt) < 0 or _MAX(vt) + 4 > n:
+        return False
+    vtsize = u16[vt]
+    tsize = u16[vt + 2]
+    if (
+        _MIN(vtsize) < 4
+        or _OR(vtsize) & 1
+        or _MAX(vt + vtsize) > n
+        or _MIN(tsize) < 4
+        or _MAX(pos + tsize) > n
+    ):
+        return False
+    if not fields.plans:
+        return True
+    # every field of every table at once: a row per table, a column per field
+    has = ((vtsize - 4) >> 1)[:, None] > fields.slots
+    fo = u16[vt[:, None] + fields.where * has] * has  # slot entry, or 0 past the vtable
+    present = fo > 0
+    if fields.required is not None and _ANY(fields.required & ~present, axis=None):
+        return False
+    if _MAX((fo + fields.inline) * present - tsize[:, None], axis=None) > 0:
+        return False
+    for j in np.flatnonzero(_ANY(present, axis=0)).tolist():
+        f = fields.plans[j]
+        walk.present.add((tname, f.name))
+        if f.kind in _REFERENCES:
+            rows = present[:, j]
+            at = (pos + fo[:, j])[rows]
+            if f.kind == _UNION:
+                ok = _union(walk, f, pos[rows], vt[rows], tsize[rows], at, following)
+            else:
+                ok = _reference(walk, f, at, following)
+            if not ok:
+                return False
+    return True
+
+
+def _reference(walk: _Walk, f: Any, at: _Ints, following: dict[str, list[_Ints]]) -> bool:
+    """The present values of one reference field, stored at ``at``."""
+    target = walk.refs(at)
+    if target is None:
+        return False
+    kind = f.kind
+    if kind == _TABLE:
+        following[f.target].append(target)
+        return True
+    if kind == _STRING:
+        walk.strings.append(target)
+        return walk.spend(4 * target.size)
+    if kind in (_VEC_SCALAR, _VEC_STRUCT):
+        size = f.dtype.itemsize
+        count = walk.lengths(target, size)
+        if count is None:
+            return False
+        extra = int(count.sum()) * size if kind == _VEC_STRUCT else 0
+        return walk.spend(4 * target.size + extra)
+    # vectors of tables or strings: their elements are references
+    count = walk.lengths(target, 4)
+    if count is None or not walk.spend(4 * int(count.sum())):
+        return False
+    elements = walk.refs(_spread(target + 4, count, 4))
+    if elements is None:
+        return False
+    if kind == _VEC_TABLE:
+        following[f.target].append(elements)
+        walk.budget += 4 * elements.size  # charged with their level (first: bounds the array)
+    else:  # strings: their 4-byte prefixes are what was charged
+        assert kind == _VEC_STRING
+        walk.strings.append(elements)
+    return True
+
+
+_REFERENCES = frozenset(
+    (_STRING, _TABLE, _UNION, _VEC_SCALAR, _VEC_STRING, _VEC_TABLE, _VEC_STRUCT)
+)
+
+
+def _strings_charged(walk: _Walk) -> bool:
+    """Charge every string's bytes (its 4-byte prefix was charged where it was found)."""
+    if not walk.strings:
+        return True
+    at = np.concatenate(walk.strings)
+    return walk.spend(int(walk.u32[at].astype(np.int64).sum()))
+
+
+def _union(
+    walk: _Walk,
+    f: Any,
+    pos: _Ints,
+    vt: _Ints,
+    tsize: _Ints,
+    at: _Ints,
+    following: dict[str, list[_Ints]],
+) -> bool:
+    """The rows of a present union value field: type codes inside, known, members queued."""
+    to = walk.u16[vt + 4 + 2 * (f.slot - 1)].astype(np.int64)
+    if ((to > 0) & (to + 1 > tsize)).any():
+        return False
+    code = np.where(to > 0, walk.u8[np.where(to > 0, pos + to, 0)], 0)
+    chosen = code != 0
+    if not chosen.any():
+        return True
+    members = f.members
+    target = walk.refs(at[chosen])
+    if target is None:
+        return False
+    code = code[chosen]
+    for c in np.unique(code).tolist():
+        member = members.get(c)
+        if member is None:
+            return False
+        following[member].append(target[code == c])
+    return True

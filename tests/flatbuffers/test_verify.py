@@ -1,0 +1,168 @@
+"""The whole-buffer verifier against the eager decoder: the same verdict on every buffer.
+
+``verified`` is what lets a lazy read hand out tables on access: if it passes a buffer
+the decoder would refuse, a later access fails far from ``load``; if it refuses one the
+decoder reads, the read is only slower.  Both are checked on damaged buffers here.
+"""
+
+from __future__ import annotations
+
+import copy
+import struct
+from typing import Any
+
+import flatbuffers
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_reader import SCHEMA, STR, build_empty, build_full, chain
+
+from wireplan import DecodeError
+from wireplan.flatbuffers.lazy import TableList
+from wireplan.flatbuffers.reader import DEFAULT_LIMITS, Limits, TableReader
+from wireplan.flatbuffers.schema import Field, Schema, TypeRef
+from wireplan.flatbuffers.verify import verified
+
+
+def verdicts(schema: Schema, buf: bytes, limits: Limits = DEFAULT_LIMITS) -> tuple[bool, bool]:
+    """(whether the eager decoder reads ``buf``, whether ``verified`` passes it)."""
+    reader = TableReader(schema, buf, limits=limits)
+    try:
+        root = reader.root_position()
+    except DecodeError:
+        return False, False  # the header is checked before either runs
+    try:
+        reader.read_table(schema.root, root)
+        decoded = True
+    except DecodeError:
+        decoded = False
+    budget = limits.expansion_factor * len(buf) + limits.expansion_slack
+    passed = verified(schema, buf, root, max_depth=limits.max_depth, budget=budget) is not None
+    return decoded, passed
+
+
+def plain(value: Any) -> Any:
+    """A decoded value with its lists (lazy or not) as lists, for equality."""
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, (list, TableList)):
+        return [plain(v) for v in value]
+    if hasattr(value, "tolist"):
+        return ("array", value.dtype.str, value.tolist())
+    return value
+
+
+def test_sound_buffers_pass() -> None:
+    for buf in (build_full(), build_empty(), chain(50)):
+        assert verdicts(SCHEMA, buf) == (True, True)
+
+
+def test_depth_and_work_limits_are_the_decoders() -> None:
+    assert verdicts(SCHEMA, chain(50), Limits(max_depth=20)) == (False, False)
+    assert verdicts(SCHEMA, chain(21), Limits(max_depth=20)) == (True, True)
+    assert verdicts(SCHEMA, chain(22), Limits(max_depth=20)) == (False, False)
+    buf = build_full()
+    tight = Limits(expansion_factor=0, expansion_slack=0)
+    assert verdicts(SCHEMA, buf, tight) == (False, False)
+
+    # the least budget the decoder needs is the least the verifier passes
+    def budget(k: int) -> Limits:
+        return Limits(expansion_factor=0, expansion_slack=k)
+
+    need = next(k for k in range(4 * len(buf)) if verdicts(SCHEMA, buf, budget(k))[0])
+    assert verdicts(SCHEMA, buf, budget(need)) == (True, True)
+    assert verdicts(SCHEMA, buf, budget(need - 1)) == (False, False)
+
+
+def test_every_truncation() -> None:
+    buf = build_full()
+    for n in range(len(buf) + 1):
+        decoded, passed = verdicts(SCHEMA, buf[:n])
+        assert decoded == passed, n
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 10_000), st.integers(0, 255)), min_size=1, max_size=6))
+def test_byte_flips(flips: list[tuple[int, int]]) -> None:
+    buf = bytearray(build_full())
+    for pos, value in flips:
+        buf[pos % len(buf)] = value
+    decoded, passed = verdicts(SCHEMA, bytes(buf))
+    assert decoded == passed
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    pos=st.integers(0, 10_000),
+    value=st.sampled_from([0, 1, 2, 3, 4, 8, 0xFFFF, 0x7FFFFFFF, 0xFFFFFFFC, 0xFFFFFFFF])
+    | st.integers(0, 0xFFFFFFFF),
+)
+def test_words_set_to_offsets_and_lengths(pos: int, value: int) -> None:
+    buf = bytearray(build_full())
+    at = pos % (len(buf) - 3)
+    buf[at : at + 4] = struct.pack("<I", value)
+    decoded, passed = verdicts(SCHEMA, bytes(buf))
+    assert decoded == passed
+
+
+def test_bad_utf8_and_shared_objects() -> None:
+    buf = bytearray(build_full())
+    at = bytes(buf).index("b\u00e9".encode())
+    buf[at + 1] = 0xC3  # a lead byte followed by 0xA9's successor: "b" 0xC3 0xA9 -> 0xC3 0xC3
+    buf[at + 2] = 0xC3
+    assert verdicts(SCHEMA, bytes(buf)) == (False, False)
+    bag = Schema(root="Bag", file_identifier=b"BAGS")
+    bag.table(
+        "Bag",
+        Field("words", 0, TypeRef.vector(STR)),
+        Field("bags", 1, TypeRef.vector(TypeRef("table", "Bag"))),
+    )
+    b = flatbuffers.Builder(0)
+    strings = [b.CreateString("0123456789") for _ in range(200)]
+    b.StartVector(4, len(strings), 4)
+    for off in strings:
+        b.PrependUOffsetTRelative(off)
+    words = b.EndVector()
+    b.StartObject(2)
+    b.PrependUOffsetTRelativeSlot(0, words, 0)
+    shared = b.EndObject()
+    for many in (3, 2000):  # a few references to the shared table pass; thousands do not
+        b2 = copy.deepcopy(b)
+        b2.StartVector(4, many, 4)
+        for _ in range(many):
+            b2.PrependUOffsetTRelative(shared)
+        vec = b2.EndVector()
+        b2.StartObject(2)
+        b2.PrependUOffsetTRelativeSlot(1, vec, 0)
+        b2.Finish(b2.EndObject())
+        ok = many == 3
+        assert verdicts(bag, bytes(b2.Output())) == (ok, ok)
+
+
+def test_lazy_read_decodes_vectors_of_tables_on_first_use() -> None:
+    buf = build_full()
+    eager = TableReader(SCHEMA, buf).read_table("Root", TableReader(SCHEMA, buf).root_position())
+    reader = TableReader(SCHEMA, buf, lazy=True)
+    lazy = reader.read_table("Root", reader.root_position())
+    inners = lazy["inners"]
+    assert isinstance(inners, TableList) and not inners.decoded
+    assert len(inners) == 3 and not inners.decoded  # the length is read, nothing decoded
+    assert reader.present is not None and ("Root", "inners") in reader.present
+    assert ("Root", "next") not in reader.present
+    assert plain(lazy) == plain(eager)
+    assert inners.decoded and inners == eager["inners"] and inners[1:] == eager["inners"][1:]
+    inners.append({"v": 5, "name": "new"})
+    assert len(inners) == 4 and inners[-1]["v"] == 5
+    assert copy.deepcopy(inners) == list(inners) and isinstance(copy.copy(inners), list)
+
+
+def test_lazy_read_of_a_bad_buffer_is_the_eager_error() -> None:
+    buf = bytearray(build_full())
+    buf[bytes(buf).index(b"i1\0") + 2] = ord("x")  # inners[1].name loses its NUL
+    with pytest.raises(DecodeError, match="NUL") as eager:
+        TableReader(SCHEMA, bytes(buf)).read_table("Root", struct.unpack_from("<I", buf)[0])
+    reader = TableReader(SCHEMA, bytes(buf), lazy=True)
+    with pytest.raises(DecodeError) as lazy:
+        reader.read_table("Root", reader.root_position())
+    assert (lazy.value.offset, lazy.value.path) == (eager.value.offset, eager.value.path)
+    assert reader.present is None
