@@ -93,6 +93,10 @@ SECTIONS: dict[str, tuple[str, dict[str, Any]]] = {
         "bench_ort_write",
         _fake(big_title=FAKE, big=[], many_title=FAKE, many=[], sizes=[(FAKE,) * 9]),
     ),
+    "ort-models": (
+        "bench_ort_models",
+        _fake(facts=[], convert=[], load=[], sessions=[], steady=[], refused=FAKE),
+    ),
     "evalue-dataset": ("bench_evalue_dataset", _fake(repeat=7, rows=[])),
     "ort-external": ("bench_ort_external", _fake(repeat=3, convert=[], sessions=[])),
 }

@@ -222,6 +222,7 @@ def _generate(
 ) -> dict[str, Callable[[Any, int, int], Any]]:
     ns: dict[str, Any] = {
         "TableList": TableList,
+        "frombuffer": np.frombuffer,
         "DecodeError": DecodeError,
         "LimitError": LimitError,
         "I32": _I32,
@@ -312,8 +313,22 @@ def _generate(
             elif kind == _VEC_STRING:
                 w(f"            {v} = r._strings_at(r._ref(pos + fo))")
             elif kind == _VEC_SCALAR:
+                # A view of a read-only source inline; copies and the unusual, checked there.
+                assert f.dtype is not None
                 ns[f"T_{tname}_{i}"] = f.dtype
-                w(f"            {v} = r._scalars_at(r._ref(pos + fo), T_{tname}_{i})")
+                size = f.dtype.itemsize
+                w("            at = pos + fo")
+                w("            vp = at + U32(mv, at)[0]")
+                w("            if vp + 4 > n:")
+                w("                r._ref(at)")
+                w("            ln = U32(mv, vp)[0]")
+                w(f"            if r._plain and vp + 4 + ln * {size} <= n:")
+                w("                r._budget -= 4")
+                w("                if r._budget < 0:")
+                w("                    r._charge(0, vp)")
+                w(f"                {v} = frombuffer(mv, T_{tname}_{i}, ln, vp + 4)")
+                w("            else:")
+                w(f"                {v} = r._scalars_at(vp, T_{tname}_{i})")
             elif kind == _VEC_STRUCT:
                 ns[f"T_{tname}_{i}"] = f.dtype
                 w(f"            {v} = r._structs_at(r._ref(pos + fo), {f.target!r}, T_{tname}_{i})")

@@ -111,6 +111,7 @@ class TableReader:
         "_mv",
         "_n",
         "_pending",
+        "_plain",
         "_plans",
         "_writable_source",
         "present",
@@ -146,6 +147,8 @@ class TableReader:
         self._budget = limits.expansion_factor * self._n + limits.expansion_slack
         # Views of a writable source (bytearray) are marked read-only all the same.
         self._writable_source = not self._mv.readonly
+        # Vectors of scalars as plain views: no copy, and a read-only source.
+        self._plain = not copy and self._mv.readonly
 
     # -- public -------------------------------------------------------------------------------
 
