@@ -149,6 +149,10 @@ class MappedFile(Closing):
     def closed(self) -> bool:
         return self._mm is None
 
+    def find(self, sub: bytes) -> int:
+        """Where ``sub`` first occurs in the file (a search at memchr speed), -1 if nowhere."""
+        return -1 if self._mm is None else self._mm.find(sub)
+
     def offset_of(self, arr: np.ndarray[Any, Any]) -> int | None:
         """Where the bytes of ``arr`` start in this file, when ``arr`` views this mapping."""
         if self._mm is None:

@@ -41,6 +41,17 @@ class TableList(MutableSequence[Any]):
         """Whether the elements have been decoded (for tests and benchmarks)."""
         return self._items is not None
 
+    def may_hold(self, fields: Iterable[tuple[str, str]]) -> bool:
+        """Whether the undecoded elements can reach a table with one of ``fields``.
+
+        ``(table, field)`` pairs; ``False`` only while nothing is decoded and the
+        verified buffer has none of those fields anywhere, so a walk can skip the list.
+        """
+        if self._pending is None:
+            return True
+        present = self._pending[0].present
+        return present is None or any(f in present for f in fields)
+
     def _list(self) -> list[Any]:
         items = self._items
         if items is None:

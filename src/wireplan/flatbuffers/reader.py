@@ -71,7 +71,7 @@ from wireplan.core.executor import run_copies
 from wireplan.errors import ArgumentError, DecodeError, LimitError, NotFoundError
 from wireplan.flatbuffers._decoders import _I32, _U8, _U16, _U16X2, _U32, decoders
 from wireplan.flatbuffers.schema import Schema
-from wireplan.flatbuffers.verify import Present, verified
+from wireplan.flatbuffers.verify import Layout, Present, verified
 
 __all__ = ["DEFAULT_LIMITS", "DEFAULT_MAX_DEPTH", "Limits", "TableReader", "read_root"]
 
@@ -106,6 +106,7 @@ class TableReader:
         "_copy",
         "_fns",
         "_large",
+        "_layout",
         "_lazy_fns",
         "_max_depth",
         "_mv",
@@ -128,6 +129,7 @@ class TableReader:
         large_bytes: int = 1 << 20,
         limits: Limits = DEFAULT_LIMITS,
         lazy: bool = False,
+        layout: Layout | None = None,
     ) -> None:
         if lazy and copy:
             raise ArgumentError("a lazy read views the buffer: it cannot copy")
@@ -137,6 +139,7 @@ class TableReader:
         self._lazy_fns = decoders(schema, self._classes, lazy=True)[1] if lazy else None
         #: After a lazy :meth:`read_table` that verified: the fields the buffer holds.
         self.present: Present | None = None
+        self._layout = layout  # filled by that verification
         # A view of its own, which stays valid when the source's memoryview is released.
         self._mv = as_memoryview(buffer)[:]
         self._n = self._mv.nbytes
@@ -170,6 +173,7 @@ class TableReader:
                 table,
                 max_depth=self._max_depth - depth,
                 budget=self._budget,
+                layout=self._layout,
             )
             if self.present is not None:
                 self._fns = lazy  # everything below is verified: union members are lazy too

@@ -36,7 +36,7 @@ from wireplan.flatbuffers._decoders import (
 )
 from wireplan.flatbuffers.schema import Schema
 
-__all__ = ["Present", "verified"]
+__all__ = ["Layout", "Present", "verified"]
 
 #: The fields a verified buffer holds: ``(table, field)`` for every field present in at least
 #: one table it reaches.
@@ -70,10 +70,33 @@ def _spread(starts: _Ints, counts: _Ints, step: int) -> _Ints:
     return np.repeat(starts - step * before, counts) + step * np.arange(total, dtype=np.int64)
 
 
+class Layout:
+    """Where the objects of a verified buffer lie, for a caller that moves them.
+
+    Filled by :func:`verified` when given one: ``refs`` the uoffsets followed, as
+    arrays of (where stored, where pointing); ``tables`` every table and its vtable;
+    ``extents`` the bytes of every object (tables, vtables, vectors with their length,
+    strings with their NUL); ``vectors`` the vectors that the field ``field``
+    (``(table, field name)``, a vector of scalars) refers to, as (position of the
+    length, bytes of the elements).  Arrays may repeat what is shared.
+    """
+
+    def __init__(self, field: tuple[str, str] | None = None) -> None:
+        self.field = field
+        self.refs: list[tuple[_Ints, _Ints]] = []
+        self.tables: list[tuple[_Ints, _Ints]] = []
+        self.extents: list[tuple[_Ints, _Ints]] = []
+        self.vectors: list[tuple[_Ints, _Ints]] = []
+        #: a table has entries the walk does not follow (deprecated, or unknown to the schema)
+        self.unsure = False
+        #: the root table's position, once a walk from it passed
+        self.root: int | None = None
+
+
 class _Walk:
     """One verification: the buffer's typed views, the work spent, the strings to check."""
 
-    def __init__(self, mv: memoryview, budget: int) -> None:
+    def __init__(self, mv: memoryview, budget: int, layout: Layout | None = None) -> None:
         self.mv = mv
         self.n = mv.nbytes
         self.u8 = np.frombuffer(mv, np.uint8)
@@ -83,6 +106,7 @@ class _Walk:
         self.budget = budget
         self.strings: list[_Ints] = []
         self.present: set[tuple[str, str]] = set()
+        self.layout = layout
 
     def spend(self, units: int) -> bool:
         self.budget -= units
@@ -91,7 +115,11 @@ class _Walk:
     def refs(self, at: _Ints) -> _Ints | None:
         """Where the uoffsets stored at ``at`` point (``at`` + 4 known inside); None if outside."""
         target: _Ints = at + self.u32[at]  # uint32 + int64: int64
-        return None if target.size and _MAX(target) + 4 > self.n else target
+        if target.size and _MAX(target) + 4 > self.n:
+            return None
+        if self.layout is not None:
+            self.layout.refs.append((at, target))
+        return target
 
     def lengths(self, at: _Ints, elem: int, extra: int = 0) -> _Ints | None:
         """The element counts of the vectors at ``at``; None if one runs past the end."""
@@ -109,6 +137,8 @@ class _Walk:
             return False
         if int(length.sum()) > self.n:  # far out of the ordinary: let the decoder judge
             return False
+        if self.layout is not None:
+            self.layout.extents.append((at, at + 5 + length))
         # Each string with its NUL: the whole is UTF-8 exactly when every string is (a NUL
         # ends any sequence a string leaves open, and starts none).
         chars = self.u8[_spread(at + 4, length + 1, 1)]
@@ -122,17 +152,24 @@ class _Walk:
 
 
 class _Fields:
-    """A table's fields as arrays, to check them all in one pass."""
+    """A table's fields as arrays, to check them all in one pass.
 
-    __slots__ = ("inline", "plans", "required", "slots", "where")
+    ``unread``: the vtable entries of fields never read (deprecated references) and
+    ``known`` the slot count the schema knows; a :class:`Layout` is unsure of a table
+    with either (a reference there would not be followed).
+    """
 
-    def __init__(self, plans: list[Any]) -> None:
+    __slots__ = ("inline", "known", "plans", "required", "slots", "unread", "where")
+
+    def __init__(self, plans: list[Any], unread: list[int], known: int) -> None:
         self.plans = plans
         self.slots = np.array([f.slot for f in plans], np.int64)
         self.where = 4 + 2 * self.slots  # of each slot's entry, from the vtable's start
         self.inline = np.array([f.inline for f in plans], np.int64)
         required = np.array([f.required for f in plans], bool)
         self.required = required if required.any() else None
+        self.unread = unread
+        self.known = known
 
 
 _FIELDS: dict[int, tuple[Schema, dict[str, _Fields]]] = {}
@@ -141,7 +178,16 @@ _FIELDS: dict[int, tuple[Schema, dict[str, _Fields]]] = {}
 def _fields(schema: Schema) -> dict[str, _Fields]:
     hit = _FIELDS.get(id(schema))
     if hit is None or hit[0] is not schema:
-        tables = {name: _Fields(plans) for name, plans in _compiled(schema).tables.items()}
+        tables = {}
+        for name, plans in _compiled(schema).tables.items():
+            fields = schema.tables[name].fields
+            unread = [
+                f.slot
+                for f in fields
+                if f.deprecated and f.type.kind not in ("scalar", "enum", "struct")
+            ]
+            known = max((f.slot + 1 for f in fields), default=0)
+            tables[name] = _Fields(plans, unread, known)
         hit = _FIELDS[id(schema)] = (schema, tables)
     return hit[1]
 
@@ -154,6 +200,7 @@ def verified(
     *,
     max_depth: int,
     budget: int,
+    layout: Layout | None = None,
 ) -> Present | None:
     """Whether decoding the table ``table`` (default: the schema's root) at ``root`` would succeed.
 
@@ -162,9 +209,9 @@ def verified(
 
     ``max_depth`` and ``budget`` are the decoder's (:class:`~wireplan.flatbuffers.reader.Limits`:
     ``expansion_factor * len(buffer) + expansion_slack`` work units, charged as it charges
-    them for a decode without ``copy``).
+    them for a decode without ``copy``).  ``layout``: filled with where every object lies.
     """
-    walk = _Walk(as_memoryview(buffer), budget)
+    walk = _Walk(as_memoryview(buffer), budget, layout)
     tables = _fields(schema)
     frontier: dict[str, list[_Ints]] = {table or schema.root: [np.array([root], np.int64)]}
     depth = 0
@@ -180,6 +227,8 @@ def verified(
         depth += 1
     if not (_strings_charged(walk) and walk.strings_sound()):
         return None
+    if layout is not None:
+        layout.root = root
     return frozenset(walk.present)
 
 
@@ -205,6 +254,16 @@ def _tables(
         or _MAX(pos + tsize) > n
     ):
         return False
+    layout = walk.layout
+    if layout is not None:
+        layout.tables.append((pos, vt))
+        layout.extents += [(pos, pos + tsize), (vt, vt + vtsize)]
+        if _MAX(vtsize) > 4 + 2 * fields.known:
+            layout.unsure = True
+        for slot in fields.unread:
+            has = vtsize > 4 + 2 * slot
+            if _ANY(has) and _ANY(u16[vt[has] + 4 + 2 * slot] != 0):
+                layout.unsure = True
     if not fields.plans:
         return True
     # every field of every table at once: a row per table, a column per field
@@ -224,14 +283,16 @@ def _tables(
             if f.kind == _UNION:
                 ok = _union(walk, f, pos[rows], vt[rows], tsize[rows], at, following)
             else:
-                ok = _reference(walk, f, at, following)
+                ok = _reference(walk, tname, f, at, following)
             if not ok:
                 return False
     return True
 
 
-def _reference(walk: _Walk, f: Any, at: _Ints, following: dict[str, list[_Ints]]) -> bool:
-    """The present values of one reference field, stored at ``at``."""
+def _reference(
+    walk: _Walk, tname: str, f: Any, at: _Ints, following: dict[str, list[_Ints]]
+) -> bool:
+    """The present values of one reference field of table ``tname``, stored at ``at``."""
     target = walk.refs(at)
     if target is None:
         return False
@@ -248,11 +309,18 @@ def _reference(walk: _Walk, f: Any, at: _Ints, following: dict[str, list[_Ints]]
         if count is None:
             return False
         extra = int(count.sum()) * size if kind == _VEC_STRUCT else 0
+        layout = walk.layout
+        if layout is not None:
+            layout.extents.append((target, target + 4 + count * size))
+            if layout.field == (tname, f.name):
+                layout.vectors.append((target, count * size))
         return walk.spend(4 * target.size + extra)
     # vectors of tables or strings: their elements are references
     count = walk.lengths(target, 4)
     if count is None or not walk.spend(4 * int(count.sum())):
         return False
+    if walk.layout is not None:
+        walk.layout.extents.append((target, target + 4 + 4 * count))
     elements = walk.refs(_spread(target + 4, count, 4))
     if elements is None:
         return False

@@ -15,7 +15,9 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterator, Sequence
 
+from wireplan.flatbuffers.lazy import TableList
 from wireplan.ort.model import (
+    HOLD_GRAPHS,
     ROOT,
     EdgeEnd,
     Graph,
@@ -88,6 +90,10 @@ def walk_nodes(graph: Graph, path: str = ROOT) -> Iterator[tuple[str, Node]]:
             yield from walk_nodes(g, inner)
 
 
+#: The attribute fields that hold tensors, or graphs that may.
+_HOLD_TENSORS = (("Attribute", "t"), ("Attribute", "tensors"), *HOLD_GRAPHS)
+
+
 def walk_tensors(graph: Graph, path: str = ROOT) -> Iterator[tuple[str, Tensor]]:
     """Every tensor of ``graph`` and its subgraphs, as ``(path, tensor)``.
 
@@ -102,7 +108,10 @@ def walk_tensors(graph: Graph, path: str = ROOT) -> Iterator[tuple[str, Tensor]]
             yield f"{path}.sparse_initializers[{i}].values", sp.values
         if sp.indices is not None:
             yield f"{path}.sparse_initializers[{i}].indices", sp.indices
-    for n, node in enumerate(graph.nodes):
+    nodes = graph.nodes
+    if isinstance(nodes, TableList) and not nodes.may_hold(_HOLD_TENSORS):
+        return  # loaded, not yet decoded, and no attribute in the file holds a tensor
+    for n, node in enumerate(nodes):
         for a, attr in enumerate(node.attributes):
             where = f"{path}.nodes[{n}].attributes[{a}]"
             if attr.t is not None:

@@ -58,6 +58,7 @@ import numpy as np
 
 from wireplan.core.closing import Closing
 from wireplan.errors import DecodeError
+from wireplan.flatbuffers.lazy import TableList
 from wireplan.ort.dtypes import (
     ELEMENT_BYTES,
     MAX_RANK,
@@ -636,10 +637,17 @@ def has_subgraph(node: Node) -> bool:
     return any(a.g is not None or a.graphs for a in node.attributes)
 
 
+#: The attribute fields that hold graphs.
+HOLD_GRAPHS = (("Attribute", "g"), ("Attribute", "graphs"))
+
+
 def walk_graphs(graph: Graph, path: str = ROOT) -> Iterator[tuple[str, Graph]]:
     """``graph`` and every graph inside it, as ``(path, graph)``, depth first."""
     yield path, graph
-    for i, node in enumerate(graph.nodes):
+    nodes = graph.nodes
+    if isinstance(nodes, TableList) and not nodes.may_hold(HOLD_GRAPHS):
+        return  # loaded, not yet decoded, and no attribute in the file holds a graph
+    for i, node in enumerate(nodes):
         if has_subgraph(node):  # paths are formatted for subgraphs only
             for where, g in subgraphs(node, f"{path}.nodes[{i}]"):
                 yield from walk_graphs(g, where)

@@ -27,6 +27,7 @@ from wireplan.core.closing import Closing
 from wireplan.core.executor import run_copies
 from wireplan.errors import ArgumentError, DecodeError
 from wireplan.flatbuffers.reader import Limits, TableReader
+from wireplan.flatbuffers.verify import Layout
 from wireplan.ort.graph import MAX_DEPTH, walk_graphs, walk_tensors
 from wireplan.ort.model import (
     ELEMENT_BYTES,
@@ -283,11 +284,17 @@ def _check_version(reader: TableReader, root: int) -> None:
 
 
 def _decode(
-    buffer: Any, *, copy: bool, threads: int | None, limits: Limits
+    buffer: Any, *, copy: bool, threads: int | None, limits: Limits, layout: Layout | None = None
 ) -> tuple[OrtModel, bool]:
     """The model, and whether it may have external tensors (False: no tensor says so)."""
     reader = TableReader(
-        ORT_SCHEMA, buffer, classes=TABLE_CLASSES, copy=copy, limits=limits, lazy=not copy
+        ORT_SCHEMA,
+        buffer,
+        classes=TABLE_CLASSES,
+        copy=copy,
+        limits=limits,
+        lazy=not copy,
+        layout=layout,
     )
     root = reader.root_position(FILE_IDENTIFIER)
     _check_version(reader, root)
@@ -343,10 +350,33 @@ def load(
     :class:`~wireplan.DecodeError` with the tensor's offset in it.  Nothing
     is opened for a file without external tensors.
     """
+    return _load(source, copy, threads, limits, external_data, None)
+
+
+def load_with_layout(path: str | os.PathLike[str], layout: Layout) -> OrtModel:
+    """:func:`load` of a path, zero-copy, filling ``layout`` as it verifies the file.
+
+    For :func:`wireplan.flatbuffers.relocate.relocate`: a re-write that moves the
+    payloads without rebuilding the tables.  ``layout.root`` stays ``None`` when the
+    file was decoded eagerly (it did not verify as a whole; the decode raised).
+    """
+    return _load(path, False, None, ORT_LIMITS, None, layout)
+
+
+def _load(
+    source: Any,
+    copy: bool,
+    threads: int | None,
+    limits: Limits,
+    external_data: Any,
+    layout: Layout | None,
+) -> OrtModel:
     if isinstance(source, (str, os.PathLike)):
         mapped = MappedFile(source)
         try:
-            model, external = _decode(mapped.buffer, copy=copy, threads=threads, limits=limits)
+            model, external = _decode(
+                mapped.buffer, copy=copy, threads=threads, limits=limits, layout=layout
+            )
             companion = (
                 _attach_external(model, source, external_data, copy, threads, mapped.buffer)
                 if external
@@ -361,7 +391,7 @@ def load(
             model.source = mapped if companion is None else ModelFiles(mapped, companion)
         return model
     buffer = as_memoryview(source)
-    model, external = _decode(buffer, copy=copy, threads=threads, limits=limits)
+    model, external = _decode(buffer, copy=copy, threads=threads, limits=limits, layout=layout)
     companion = (
         _attach_external(model, None, external_data, copy, threads, buffer) if external else None
     )

@@ -28,6 +28,8 @@ from wireplan.core.buffers import MappedFile
 from wireplan.core.plan import Plan, check_alignment
 from wireplan.errors import ArgumentError, EncodeError
 from wireplan.flatbuffers.builder import MAX_ALIGNMENT, BuildResult
+from wireplan.flatbuffers.relocate import relocate
+from wireplan.flatbuffers.verify import Layout
 from wireplan.ort import encoder, kernel_types
 from wireplan.ort import onnxruntime_door as door
 from wireplan.ort.encoder import DEFAULT_SIZE_THRESHOLD, Progress, check_threads, check_threshold
@@ -40,7 +42,7 @@ from wireplan.ort.formats import (
 from wireplan.ort.graph import walk_graphs
 from wireplan.ort.model import OrtModel, companion_path
 from wireplan.ort.prepare import as_ort_model, prepare
-from wireplan.ort.reader import check_tensors, load
+from wireplan.ort.reader import check_tensors, load_with_layout
 
 __all__ = [
     "DEFAULT_SIZE_THRESHOLD",
@@ -385,8 +387,16 @@ def convert_ort_to_ort(
     format_version = check_format_version(format_version)
     check_alignment(alignment, most=MAX_ALIGNMENT)
     check_threads(threads)
-    with load(src) as om:
+    layout = Layout(("Tensor", "raw_data"))
+    with load_with_layout(src, layout) as om:
         check_tensors(om)  # a DecodeError at the byte of the bad field, not an EncodeError
+        same_form = om.ort_version == str(format_version) and not (external_data or float16_casts)
+        if same_form and isinstance(om.source, MappedFile):
+            # every table as it is, only the payloads moved: no table is rebuilt
+            result = relocate(om.source.buffer, layout, alignment)
+            if result is not None:
+                encoder.write_ort(result, dst, threads=threads, progress=progress, durable=durable)
+                return
         if om.ort_version in _HASH_FORMATS:
             _refuse_hashed_optimizations(om)
             if om.kernel_type_str_resolver is None:

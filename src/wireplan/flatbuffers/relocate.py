@@ -1,0 +1,147 @@
+"""Lay a verified FlatBuffer out again without rebuilding it: its tables as they are, vectors moved.
+
+:func:`relocate` plans a new buffer from an existing one in which the vectors that
+one field refers to (``Tensor.raw_data`` of an .ort) move to the end, each at a
+multiple of the alignment asked, and everything else keeps its bytes: the
+metadata is copied as one block with the moved vectors cut out (in multiples of 8
+bytes, so every scalar keeps its alignment), and only the offsets change, all at
+once in numpy: each uoffset and each table's offset to its vtable is recomputed
+from where its two ends now lie.  What they are comes from the verifier's walk
+(:func:`~wireplan.flatbuffers.verify.verified` filling a
+:class:`~wireplan.flatbuffers.verify.Layout`), so nothing is read that it has not
+checked.
+
+The plan is the builder's kind (:class:`~wireplan.flatbuffers.builder.BuildResult`:
+the metadata, then each moved vector's length and bytes, viewed from the source),
+so it is written by the same executor.  ``None`` when a buffer does not allow it
+(table entries the walk does not follow, or objects that overlap what would
+move): build it instead.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from wireplan.core.buffers import as_memoryview
+from wireplan.core.plan import Plan, align_up
+from wireplan.flatbuffers._pack import MAX_BUFFER_SIZE, BuildResult
+from wireplan.flatbuffers.verify import Layout
+
+__all__ = ["relocate"]
+
+_CUT = 8  # cut in multiples of the largest scalar alignment
+
+
+def _concat(pairs: list[tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]]) -> tuple[Any, Any]:
+    if not pairs:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    return (
+        np.concatenate([a for a, _ in pairs]).astype(np.int64),
+        np.concatenate([b for _, b in pairs]).astype(np.int64),
+    )
+
+
+def relocate(buffer: Any, layout: Layout, alignment: int) -> BuildResult | None:
+    """A plan of ``buffer`` with the vectors of ``layout.field`` at multiples of ``alignment``.
+
+    ``layout``: what :func:`~wireplan.flatbuffers.verify.verified` found in ``buffer``
+    (it passed), asked for a field that is a vector of scalars.  The header (root offset,
+    file identifier) stays where it is.  ``None`` when the buffer cannot be relocated
+    (see the module).
+    """
+    if layout.unsure or layout.root is None or layout.field is None:
+        return None
+    mv = as_memoryview(buffer)
+    n = mv.nbytes
+    root = layout.root
+    head = 8  # the root offset and the room of a file identifier: never cut
+    step = max(alignment, _CUT)
+
+    # The vectors to move: distinct, non-empty, in order, not overlapping each other.
+    start, nbytes = _concat(layout.vectors)
+    start, first = np.unique(start, return_index=True)
+    nbytes = nbytes[first]
+    keep = nbytes > 0
+    start, nbytes = start[keep], nbytes[keep]
+    end = start + 4 + nbytes
+    if start.size > 1 and (end[:-1] > start[1:]).any():
+        return None
+    cut = (4 + nbytes) // _CUT * _CUT  # the bytes removed: the rest stays as padding
+    cut_end = start + cut
+    before = np.concatenate(([0], np.cumsum(cut)))  # removed before interval i
+
+    # Nothing else may lie in what is cut: not the header, no table, vtable, string or
+    # other vector (a moved vector's own extent excepted).
+    ext_start, ext_end = _concat(layout.extents)
+    ext_start = np.append(ext_start, 0)
+    ext_end = np.append(ext_end, head)
+    if start.size:
+        i = np.searchsorted(start, ext_end, side="left") - 1
+        hit = (i >= 0) & (cut_end[np.maximum(i, 0)] > ext_start)
+        if hit.any():
+            j = np.minimum(np.searchsorted(start, ext_start[hit]), start.size - 1)
+            if not ((start[j] == ext_start[hit]) & (end[j] == ext_end[hit])).all():
+                return None
+
+    def moved_to(p: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+        """Where bytes at ``p`` (outside every cut) lie in the compacted metadata."""
+        return p - before[np.searchsorted(start, p, side="right")]
+
+    meta_size = n - int(before[-1])
+    # The moved vectors after the metadata: each length right before its aligned bytes.
+    data = np.empty(start.size, np.int64)
+    pos = meta_size
+    for k, size in enumerate(nbytes.tolist()):
+        d = align_up(pos + 4, step)
+        data[k] = d
+        pos = d + size
+    total = pos
+    if total > MAX_BUFFER_SIZE:
+        return None
+
+    src = np.frombuffer(mv, np.uint8)
+    meta = np.empty(meta_size, np.uint8)
+    at = m = 0  # the next byte to keep, and where it goes
+    for s, c in zip(np.append(start, n).tolist(), np.append(cut, 0).tolist(), strict=True):
+        meta[m : m + s - at] = src[at:s]
+        m += s - at
+        at = s + c
+    w32 = _every(meta, "<u4")
+
+    # uoffsets (the root's included): from where each now lies to where its target does
+    where, target = _concat(layout.refs)
+    where = np.append(where, 0)
+    target = np.append(target, root)
+    if start.size:
+        k = np.minimum(np.searchsorted(start, target), start.size - 1)
+        moving = start[k] == target
+        new_target = np.where(moving, data[k] - 4, moved_to(target))
+    else:
+        new_target = target
+    value = new_target - moved_to(where)
+    if value.size and (value.min() <= 0 or value.max() > 0xFFFFFFFF):
+        return None
+    w32[moved_to(where)] = value
+    # each table's signed offset to its vtable
+    table, vtable = _concat(layout.tables)
+    _every(meta, "<i4")[moved_to(table)] = moved_to(table) - moved_to(vtable)
+
+    plan = Plan()
+    plan.place(0, meta_size, source=meta, name="metadata")
+    name = ".".join(layout.field)
+    payloads = []
+    for s, d, size in zip(start.tolist(), data.tolist(), nbytes.tolist(), strict=True):
+        plan.place(d - 4, 4, alignment=4, source=bytes(mv[s : s + 4]), name=f"{name}:length")
+        plan.place(d, size, alignment=alignment, source=src[s + 4 : s + 4 + size], name=name)
+        payloads.append((d, size, name))
+    plan.reserve(total)
+    return BuildResult(plan, meta_size, tuple(payloads))
+
+
+def _every(arr: np.ndarray[Any, Any], dtype: str) -> np.ndarray[Any, Any]:
+    """A writable view of ``arr``'s bytes as ``dtype`` at every byte offset."""
+    dt = np.dtype(dtype)
+    count = max(arr.size - dt.itemsize + 1, 0)
+    return np.ndarray((count,), dtype=dt, buffer=arr, offset=0, strides=(1,))

@@ -1,0 +1,95 @@
+""".ort -> .ort in the same format: the tables kept as they are, only the payloads moved.
+
+``convert_ort_to_ort`` relocates (:mod:`wireplan.flatbuffers.relocate`) when the format
+stays and nothing else changes; the rebuild through the builder is the oracle: the same
+tables, and onnxruntime runs both alike.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from ort_write import models
+from ort_write.peer import run
+from ort_write.test_rewrite import CASES, _source, save_onnxruntime_ort, tables
+from wireplan.flatbuffers import relocate as relocate_module
+from wireplan.ort import load, writer
+from wireplan.ort.reader import payload_offsets
+
+
+@pytest.fixture
+def relocations(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Each call of relocate in the writer: whether it gave a plan."""
+    calls: list[bool] = []
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        result = relocate_module.relocate(*args, **kwargs)
+        calls.append(result is not None)
+        return result
+
+    monkeypatch.setattr(writer, "relocate", spy)
+    return calls
+
+
+def rebuilt(src: Path, dst: Path, monkeypatch: pytest.MonkeyPatch, **options: Any) -> Path:
+    with monkeypatch.context() as m:
+        m.setattr(writer, "relocate", lambda *a, **k: None)
+        writer.convert_ort_to_ort(src, dst, durable=False, **options)
+    return dst
+
+
+@pytest.mark.parametrize("alignment", [1, 64, 4096, 65536])
+@pytest.mark.parametrize("name", list(CASES))
+def test_relocated_files_keep_the_tables_and_run_alike(
+    name: str,
+    alignment: int,
+    tmp_path: Path,
+    relocations: list[bool],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _, feeds, src = _source(name, tmp_path, "onnxruntime")
+    with load(src) as om:
+        version = int(om.ort_version)
+    dst = tmp_path / "moved.ort"
+    writer.convert_ort_to_ort(src, dst, format_version=version, alignment=alignment, durable=False)
+    assert relocations == [True]
+    built = rebuilt(src, tmp_path / "built.ort", monkeypatch, format_version=version)
+    with load(src) as a, load(dst) as b, load(built) as c:
+        assert tables(b) == tables(a) == tables(c)
+        offsets = payload_offsets(b)
+        assert all(off % alignment == 0 for _, _, off, _ in offsets)
+        assert offsets or name == "if"  # the If model has no initializers
+    for f in feeds:
+        want = run(src, f)
+        assert all(np.array_equal(x, y) for x, y in zip(run(dst, f), want, strict=True))
+
+
+def test_threads_give_the_same_bytes(tmp_path: Path, relocations: list[bool]) -> None:
+    src = save_onnxruntime_ort(models.weights(6 << 20), tmp_path / "w.ort")
+    with load(src) as om:
+        version = int(om.ort_version)
+    for threads in (1, 4):
+        writer.convert_ort_to_ort(
+            src, tmp_path / f"t{threads}.ort", format_version=version, threads=threads,
+            alignment=4096, durable=False,
+        )  # fmt: skip
+    assert relocations == [True, True]
+    assert (tmp_path / "t1.ort").read_bytes() == (tmp_path / "t4.ort").read_bytes()
+
+
+def test_changes_go_through_the_builder(tmp_path: Path, relocations: list[bool]) -> None:
+    _, _, src = _source("features", tmp_path, "onnxruntime")
+    with load(src) as om:
+        version = int(om.ort_version)
+    other = 5 if version == 6 else 6
+    writer.convert_ort_to_ort(src, tmp_path / "v.ort", format_version=other, durable=False)
+    if version == 6:  # a format 6 model with external data: tables change
+        writer.convert_ort_to_ort(
+            src, tmp_path / "x.ort", format_version=6, external_data=True, size_threshold=0,
+            durable=False,
+        )  # fmt: skip
+    assert relocations == []
