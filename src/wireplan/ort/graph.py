@@ -18,6 +18,7 @@ from collections.abc import Iterator, Sequence
 from wireplan.flatbuffers.lazy import TableList
 from wireplan.ort.model import (
     HOLD_GRAPHS,
+    HOLD_TENSORS,
     ROOT,
     EdgeEnd,
     Graph,
@@ -91,7 +92,7 @@ def walk_nodes(graph: Graph, path: str = ROOT) -> Iterator[tuple[str, Node]]:
 
 
 #: The attribute fields that hold tensors, or graphs that may.
-_HOLD_TENSORS = (("Attribute", "t"), ("Attribute", "tensors"), *HOLD_GRAPHS)
+_HOLD_TENSORS = (*HOLD_TENSORS, *HOLD_GRAPHS)
 
 
 def walk_tensors(graph: Graph, path: str = ROOT) -> Iterator[tuple[str, Tensor]]:

@@ -591,7 +591,10 @@ class OrtModel(Closing):
                     yield sp.values
                 if sp.indices is not None:
                     yield sp.indices
-            for node in g.nodes:
+            nodes = g.nodes
+            if isinstance(nodes, TableList) and not nodes.may_hold(HOLD_TENSORS):
+                continue  # loaded, not yet decoded, and no attribute in the file holds one
+            for node in nodes:
                 for attr in node.attributes:
                     if attr.t is not None:
                         yield attr.t
@@ -637,8 +640,9 @@ def has_subgraph(node: Node) -> bool:
     return any(a.g is not None or a.graphs for a in node.attributes)
 
 
-#: The attribute fields that hold graphs.
+#: The attribute fields that hold graphs; and tensors.
 HOLD_GRAPHS = (("Attribute", "g"), ("Attribute", "graphs"))
+HOLD_TENSORS = (("Attribute", "t"), ("Attribute", "tensors"))
 
 
 def walk_graphs(graph: Graph, path: str = ROOT) -> Iterator[tuple[str, Graph]]:
