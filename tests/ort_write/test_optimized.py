@@ -204,6 +204,23 @@ def test_the_same_graph_as_onnxruntimes_converter(
         np.testing.assert_allclose(x, y, rtol=1e-2, atol=1e-2)
 
 
+def test_the_none_style_runs_as_onnxruntimes_unoptimized_ort(
+    tmp_path: Path, model: tuple[shipped.Shipped, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``optimization="none"`` (no onnxruntime involved) against the converter at level
+    ``disable``: the same outputs, as a reduced build runs them."""
+    m, src = model
+    if refused_alike(src, tmp_path / "ours.ort"):
+        return
+    monkeypatch.setenv("ORT_CONVERT_ONNX_MODELS_TO_ORT_OPTIMIZATION_LEVEL", "disable")
+    onnxruntimes_own(src, tmp_path, "fixed")
+    theirs = tmp_path / (src.stem + ".disable.ort")  # the level in the name, at this level
+    ours = tmp_path / "ours.ort"
+    wireplan.ort.convert(src, ours, optimization="none", format_version=FORMAT_VERSION)
+    feeds = shipped.feeds(m)
+    assert same(run(ours, feeds, False), run(theirs, feeds, False))
+
+
 @pytest.mark.parametrize("style", ["none", "fixed", "runtime"])
 def test_ort_to_onnx_runs_identically(
     tmp_path: Path, model: tuple[shipped.Shipped, Path], style: str
