@@ -184,6 +184,13 @@ print(peak, dt)
 """
 
 
+class ConversionFailed(subprocess.CalledProcessError):
+    """A conversion's child process failed; its message ends with the child's stderr."""
+
+    def __str__(self) -> str:
+        return f"{super().__str__()}\n{self.stderr}"
+
+
 def convert_in_subprocess(
     src: Path,
     dst: Path,
@@ -206,6 +213,8 @@ def convert_in_subprocess(
     1059 MiB reported for a conversion whose own peak was 60 MiB, when run
     from a pytest worker that had grown to a gigabyte).
 
+    A failed conversion is a :class:`ConversionFailed` that shows the child's stderr.
+
     ``warm``: onnx and onnxruntime are imported (and onnxruntime's kernel
     table read) before the clock starts; otherwise the conversion's first
     call pays for them, as a command-line conversion does.
@@ -215,13 +224,11 @@ def convert_in_subprocess(
     src_dir = str(Path(__file__).resolve().parents[2] / "src")
     env["PYTHONPATH"] = os.pathsep.join([src_dir, env.get("PYTHONPATH", "")])
     argv = [route, str(src), str(dst), json.dumps(options), "warm" if warm else "cold"]
-    out = subprocess.run(
-        [sys.executable, "-c", _CONVERT, *argv],
-        check=True,
-        capture_output=True,
-        text=True,
-        env=env,
-    ).stdout.split()
+    cmd = [sys.executable, "-c", _CONVERT, *argv]
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if done.returncode:
+        raise ConversionFailed(done.returncode, cmd, done.stdout, done.stderr)
+    out = done.stdout.split()
     return int(out[0]), float(out[1])
 
 

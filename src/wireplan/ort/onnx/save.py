@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from wireplan.core.atomic import SizedFile, atomic_open, write_bytes, write_group
-from wireplan.core.buffers import MappedFile
+from wireplan.core.buffers import MappedFile, drop_pages
 from wireplan.core.executor import CHUNK_BYTES, execute_file
 from wireplan.core.plan import Plan, check_alignment
 from wireplan.core.progress import Tally
@@ -66,20 +66,29 @@ def _write_sequential(
                 n = min(len(pad), r.offset - pos)
                 f.write(pad[:n])
                 pos += n
-            if progress is None:
-                f.write(r.source.data)
-                pos += r.length
-                continue
             for part in _parts(r.source):
                 f.write(part)
                 pos += len(part)
-                progress(pos, plan.size)
+                if progress is not None:
+                    progress(pos, plan.size)
         if pos < plan.size:
             f.write(bytes(plan.size - pos))
 
 
 def _parts(source: Any) -> Iterator[memoryview]:
-    """The bytes of a payload in slices of ``CHUNK_BYTES``, for progress as they are written."""
+    """The bytes of a payload in slices of ``CHUNK_BYTES``, as they are written.
+
+    A slice of a file mapping gives its pages back once written
+    (:func:`~wireplan.core.buffers.drop_pages`): a plain write of a whole payload from
+    the .ort's mapping would leave every page of it resident in the process.
+    """
+    if isinstance(source, np.ndarray):  # a view of the mapping: its slices know it
+        flat = source.reshape(-1).view(np.uint8)
+        for i in range(0, flat.shape[0], CHUNK_BYTES):
+            piece = flat[i : i + CHUNK_BYTES]
+            yield piece.data
+            drop_pages(piece)
+        return
     data = memoryview(source).cast("B")
     for i in range(0, len(data), CHUNK_BYTES):
         yield data[i : i + CHUNK_BYTES]
@@ -226,13 +235,11 @@ def convert_ort_to_onnx(
                     f.write(head)
                     if payload is None:
                         continue
-                    if progress is None:
-                        f.write(payload.data)
-                        continue
                     for part in _parts(payload):
                         f.write(part)
                         done += len(part)
-                        progress(done, total)
+                        if progress is not None:
+                            progress(done, total)
         if progress is not None:
             progress(total, total)
     finally:
