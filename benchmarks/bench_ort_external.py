@@ -1,35 +1,45 @@
-"""Benchmark: .ort with external data past 2 GiB (converting, memory, session creation).
+"""Benchmark: .ort with external data past 2 GiB (convert time against a copy, memory, sessions).
 
-Run: ``.venv/bin/python benchmarks/bench_ort_external.py [--dir /tmp] [--repeat 3]``
+Run: ``.venv/bin/python benchmarks/bench_ort_external.py [--dir /tmp] [--repeat 3]
+[--sizes 0.3,0.6,1.2,2.4] [--plot docs/figures]``
 
-The model is ``tests/ort_write/big.py``'s: 6 float32 weights of 400 MB
-(2.4 GB) in a *sparse* external data file of an .onnx (mostly holes, a few
-random rows and pages), each weight at an offset 100 bytes past a multiple
-of 4096, so the writer lays them all out again.  Files live in a temporary
-folder under ``--dir``, removed afterwards.
+The models are ``tests/ort_write/big.py``'s with ``dense=True``: 6 float32
+weights in the external data file of an .onnx, every byte random, each at an
+offset 100 bytes past a multiple of 4096 (so the writer lays them all out
+again), plus a small head that onnxruntime's optimizer rewrites; ``--sizes``
+in GB of weights (2.4: six of 400 MB).  Files live in a temporary folder under
+``--dir``, one size at a time, removed afterwards.
 
-1. Convert .onnx -> .ort + .ort.data (``external_data=True``, alignment
-   4096, ``durable=False``), threads auto and 1, each in a fresh interpreter
-   (``tests/ort_write/big.convert_in_subprocess``: the time of the
-   ``convert_onnx_to_ort`` call, and the process's peak RSS from
-   ``resource.getrusage``; onnx and onnxruntime imported before the clock
-   starts, and once more with their import inside the call, as the first
-   call of a process pays), next to the floor: ``shutil.copyfile`` of the
-   same 2.4 GB data file into a new file (sendfile; no fsync either side).
-   Rounds: every case once per round, the order rotated, old outputs
-   removed and ``os.sync()`` before each run (untimed), so no case pays for
-   another's writeback.  Medians and ranges over ``--repeat`` rounds.
-2. Session creation: ``wireplan.ort.session`` on the external .ort (reads
-   the .ort, builds the equivalent .onnx pointing into ``.ort.data``, saves
-   it as a temporary file, creates the session) against
-   ``onnxruntime.InferenceSession`` on that same .onnx kept as a file, and
-   on the source .onnx; the 2.4 GB model and a 1 MB one; medians of
-   ``--repeat * 3`` runs, warm page cache.
+1. Convert, for each size, each in a fresh interpreter
+   (``tests/ort_write/big.convert_in_subprocess``: the time of the call with
+   onnx and onnxruntime imported before the clock starts, and the process's
+   peak RSS, ``VmHWM``, which counts the mapped file pages it touched), with
+   ``durable=False`` and ``durable=True``:
 
-Not measured: cold page cache, fsync (``durable=True`` adds the writeback of
-2.4 GB to the convert and nothing to the floor's page-cache copy), a
-source that is not sparse (reading real data from disk costs the same for
-both sides).
+   - ``.onnx -> .ort``: ``writer.convert_onnx_to_ort(external_data=True,
+     alignment=4096)``, no optimizing;
+   - ``.ort -> .onnx``: ``convert_ort_to_onnx(external_data=True)`` of that
+     .ort (its ``.onnx.data`` is a hard link to the ``.ort.data``);
+   - optimized: ``wireplan.ort.convert`` (``optimization="fixed"``): up to
+     1.5 GiB onnxruntime writes its own .ort, which is re-planned; past it,
+     an optimized .onnx with external initializers;
+
+   next to the floor: ``shutil.copyfile`` (sendfile) of the .onnx.data file
+   into a new file, without and with ``os.fsync`` of the copy.  Rounds: every
+   case once per round, the order rotated, old outputs removed and
+   ``os.sync()`` before each run (untimed), so no case pays for another's
+   writeback.  Medians and ranges over ``--repeat`` rounds.
+2. Session creation, on the largest size: ``wireplan.ort.session`` on the
+   external .ort (reads the .ort, builds the equivalent .onnx pointing into
+   ``.ort.data``, saves it as a temporary file, creates the session) against
+   ``onnxruntime.InferenceSession`` on that same .onnx kept as a file, and on
+   the source .onnx; and a 1 MB model; medians of ``--repeat * 3`` runs,
+   warm page cache.
+
+``--plot DIR`` draws the convert times against size as
+``DIR/ort-external-convert.svg`` (needs matplotlib).  Not measured: cold page
+cache (the source is in it, having just been written), the first call of a
+process (importing onnx and onnxruntime: about a second).
 """
 
 from __future__ import annotations
@@ -53,13 +63,19 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 import report  # noqa: E402
+from figures import Series, environment, require, size_plot  # noqa: E402
 from ort_write import big, models  # noqa: E402
 from wireplan.ort import session, writer  # noqa: E402
 from wireplan.ort.onnx.save import convert_ort_to_onnx  # noqa: E402
 
+FIGURE = "ort-external-convert.svg"
+#: The conversions (``big.ROUTES``), in the order of the peak RSS cells.
+ROUTES = ("onnx-ort", "ort-onnx", "optimized")
+COPY = "copy"
 
-def _ms(xs: list[float]) -> str:
-    return f"{statistics.median(xs) * 1e3:.0f} ms ({min(xs) * 1e3:.0f}-{max(xs) * 1e3:.0f})"
+
+def _s(xs: list[float]) -> str:
+    return f"{statistics.median(xs):.2f} s ({min(xs):.2f}-{max(xs):.2f})"
 
 
 def _clean(*paths: Path) -> None:
@@ -69,58 +85,112 @@ def _clean(*paths: Path) -> None:
     os.sync()
 
 
-def convert_rounds(folder: Path, src: Path, repeat: int) -> list[tuple[str, ...]]:
+# A case: (route or COPY, durable).
+Case = tuple[str, bool]
+
+
+def convert_rounds(
+    folder: Path, src: Path, src_ort: Path, repeat: int
+) -> tuple[dict[Case, list[float]], dict[Case, list[int]]]:
+    """Times and peak RSS of every case over ``repeat`` rotated rounds."""
     data = folder / "big.onnx.data"
-    dst = folder / "out.ort"
-    outputs = (dst, folder / "out.ort.data", folder / "copy.bin")
-    times: dict[str, list[float]] = {"auto": [], "1": [], "cold": [], "copy": []}
-    rss: dict[str, list[int]] = {"auto": [], "1": [], "cold": []}
+    out_ort, out_onnx, copied = folder / "out.ort", folder / "out.onnx", folder / "copy.bin"
+    outputs = (out_ort, folder / "out.ort.data", out_onnx, folder / "out.onnx.data", copied)
+    times: dict[Case, list[float]] = {}
+    rss: dict[Case, list[int]] = {}
 
-    def copy() -> None:
+    def copy(durable: bool) -> None:
         t = time.perf_counter()
-        shutil.copyfile(data, folder / "copy.bin")
-        times["copy"].append(time.perf_counter() - t)
+        shutil.copyfile(data, copied)
+        if durable:
+            fd = os.open(copied, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        times.setdefault((COPY, durable), []).append(time.perf_counter() - t)
 
-    def convert(threads: int | None, key: str) -> Callable[[], None]:
-        def run() -> None:
-            peak, dt = big.convert_in_subprocess(src, dst, threads, warm=key != "cold")
-            times[key].append(dt)
-            rss[key].append(peak)
+    def convert(route: str, durable: bool) -> None:
+        source, dst = (src_ort, out_onnx) if route == "ort-onnx" else (src, out_ort)
+        peak, dt = big.convert_in_subprocess(source, dst, route=route, durable=durable, warm=True)
+        times.setdefault((route, durable), []).append(dt)
+        rss.setdefault((route, durable), []).append(peak)
 
-        return run
-
-    cases = [convert(None, "auto"), convert(1, "1"), convert(None, "cold"), copy]
+    cases: list[Callable[[], None]] = []
+    for durable in (False, True):
+        cases.append(lambda d=durable: copy(d))
+        cases += [lambda r=route, d=durable: convert(r, d) for route in ROUTES]
     for r in range(repeat):
-        for case in cases[r % 4 :] + cases[: r % 4]:
+        k = r % len(cases)
+        for case in cases[k:] + cases[:k]:
             _clean(*outputs)
             case()
     _clean(*outputs)
-    floor = statistics.median(times["copy"])
-    rows = [
-        (
-            label,
-            _ms(times[key]),
-            f"{statistics.median(times[key]) / floor:.2f}",
-            f"{max(rss[key]) / 2**20:.0f} MiB",
-        )
-        for key, label in (
-            ("auto", "wireplan `convert_onnx_to_ort`, threads auto"),
-            ("1", "wireplan `convert_onnx_to_ort`, threads=1"),
-            (
-                "cold",
-                "wireplan, threads auto, first call of the process (imports onnx and onnxruntime)",
-            ),
-        )
-    ]
-    rows.append(
-        (
-            "floor: `shutil.copyfile` (sendfile) of the 2.4 GB data file",
-            _ms(times["copy"]),
-            "1.00",
-            "-",
-        )
+    return times, rss
+
+
+def convert_row(
+    gb: float, times: dict[Case, list[float]], rss: dict[Case, list[int]]
+) -> tuple[str, ...]:
+    """One size: medians in seconds, each conversion against the copy with the same fsync."""
+    med = {case: statistics.median(ts) for case, ts in times.items()}
+
+    def vs_copy(route: str, durable: bool) -> tuple[str, str]:
+        t = med[(route, durable)]
+        return f"{t:.2f}", f"{t / med[(COPY, durable)]:.2f}"
+
+    peaks = " / ".join(f"{max(rss[(r, False)] + rss[(r, True)]) / 2**20:.0f}" for r in ROUTES)
+    return (
+        f"{gb:g} GB",
+        f"{med[(COPY, False)]:.2f}",
+        *vs_copy("onnx-ort", False),
+        f"{med[(COPY, True)]:.2f}",
+        *vs_copy("onnx-ort", True),
+        *vs_copy("optimized", False),
+        *vs_copy("optimized", True),
+        f"{med[('ort-onnx', False)]:.2f}",
+        f"{med[('ort-onnx', True)]:.2f}",
+        f"{peaks} MiB",
     )
-    return rows
+
+
+def plot(
+    path: Path,
+    points: dict[float, dict[Case, list[float]]],
+    repeat: int,
+    loadavg: tuple[float, float],
+    where: str,
+) -> None:
+    """Convert time against model size, with the copy floor (the same run times)."""
+    series = {
+        ("onnx-ort", False): Series(".onnx -> .ort, no fsync", "C0", "o", "--"),
+        ("onnx-ort", True): Series(".onnx -> .ort, durable", "C0", "o"),
+        ("optimized", False): Series("optimized .onnx -> .ort, no fsync", "C3", "^", "--"),
+        ("optimized", True): Series("optimized .onnx -> .ort, durable", "C3", "^"),
+        (COPY, False): Series("copy of the data file, no fsync", "C7", "s", "--"),
+        (COPY, True): Series("copy of the data file + fsync", "C7", "s"),
+        ("ort-onnx", False): Series(".ort -> .onnx (hard link), no fsync", "C2", "v", "--"),
+        ("ort-onnx", True): Series(".ort -> .onnx (hard link), durable", "C2", "v"),
+    }
+    for gb, times in sorted(points.items()):
+        for key, s in series.items():
+            s.add(gb, times[key])
+    size_plot(
+        path,
+        list(series.values()),
+        title=f"Converting models with dense external data: time against size ({where})",
+        xlabel="float32 weights, 6 tensors (GB; the .onnx.data file)",
+        ylabel="time per conversion (ms)",
+        caption=(
+            f"Medians of {repeat} rounds, bars min-max; a round runs every case once, order "
+            "rotated, each after os.sync(); a fresh interpreter per conversion, imports done.\n"
+            "Solid: fsync of every file written (durable=True; the copy fsynced); dashed: no "
+            "fsync. Optimized: up to 1.5 GiB onnxruntime writes an .ort, past it an .onnx.\n"
+            + environment(onnxruntime=ort.__version__, onnx=onnx.__version__, numpy=np.__version__)
+            + f".\nShared machine, load average {loadavg[0]:.1f} at the start, {loadavg[1]:.1f} "
+            "at the end: compare the lines at one size, not absolute times."
+        ),
+    )
 
 
 def _time(fn: Callable[[], Any], n: int) -> list[float]:
@@ -130,6 +200,10 @@ def _time(fn: Callable[[], Any], n: int) -> list[float]:
         fn()
         out.append(time.perf_counter() - t)
     return out
+
+
+def _ms(xs: list[float]) -> str:
+    return f"{statistics.median(xs) * 1e3:.0f} ms ({min(xs) * 1e3:.0f}-{max(xs) * 1e3:.0f})"
 
 
 def session_row(label: str, src: Path, ort_path: Path, n: int) -> tuple[str, ...]:
@@ -153,7 +227,11 @@ def session_row(label: str, src: Path, ort_path: Path, n: int) -> tuple[str, ...
     return (label, *(_ms(ts) for ts in results.values()))
 
 
-CONVERT = "case | time | / floor: | peak RSS:"
+CONVERT = (
+    "weights | copy: | .onnx -> .ort: | / copy: | copy + fsync: | durable: | / copy + fsync: "
+    "| optimized: | / copy: | durable: | / copy + fsync: | .ort -> .onnx: | durable: "
+    "| peak RSS:"
+)
 SESSIONS = (
     "model | `session(model.ort)` | `InferenceSession` on that .onnx kept as a file "
     "| on the source .onnx"
@@ -170,19 +248,30 @@ def render(r: dict[str, Any]) -> str:
             {
                 "Machine": r["machine"],
                 "Versions": r["versions"],
-                "Method": "`tests/ort_write/big.py`'s six 400 MB weights, sparse, misaligned; "
-                "a fresh interpreter per conversion (peak RSS: `VmHWM`); no fsync; "
-                f"rotated rounds; medians of {r['repeat']}, range",
+                "Method": "`tests/ort_write/big.py` with `dense=True` (six random weights, "
+                "misaligned); a fresh interpreter per conversion (peak RSS: `VmHWM`); rotated "
+                f"rounds, `os.sync()` before each; medians of {r['repeat']} (ranges: the figure)",
             },
         ),
-        [".onnx (2.4 GB external data) -> .ort + .ort.data, `external_data=True, alignment=4096`:"],
+        [
+            "Seconds; `external_data=True`, no fsync or `durable=True`, against `shutil.copyfile` "
+            "of the .onnx.data without or with fsync; peak RSS of .onnx -> .ort / .ort -> .onnx "
+            "(a hard link) / optimized:"
+        ],
         report.table(CONVERT, r["convert"]),
+        [f"![Convert time against model size](figures/{FIGURE})"],
+        [
+            "The weights start 100 bytes past a page: the kernel copies them about 1.5x slower "
+            "than aligned data.",
+            "Optimized: onnxruntime reads and writes every weight first (up to 1.5 GiB its own "
+            ".ort, built in memory).",
+        ],
         [
             f"Session creation (median of {r['repeat'] * 3}, warm):",
         ],
         report.table(SESSIONS, r["sessions"]),
         [
-            "Not measured: cold cache, fsync, a non-sparse source.",
+            "Not measured: cold cache, the first call of a process (imports).",
         ],
     )
 
@@ -192,16 +281,42 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--dir", default=tempfile.gettempdir())
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument(
+        "--sizes",
+        type=lambda v: [float(x) for x in v.split(",") if x],
+        default=[0.3, 0.6, 1.2, 2.4],
+        help="GB of weights (comma-separated); the largest also times sessions",
+    )
+    parser.add_argument("--plot", type=Path, metavar="DIR", help=f"write DIR/{FIGURE}")
+    parser.add_argument(
         "--markdown", type=Path, metavar="FILE", help="write the ort-external section of FILE"
     )
     args = parser.parse_args(argv)
+    if args.plot is not None:
+        require()  # fail now, not after the measurements
     load_before = report.loadavg()
-    folder = Path(tempfile.mkdtemp(prefix="bench-ort-external-", dir=args.dir))
-    try:
-        src, _ = big.make(folder)
-        convert = convert_rounds(folder, src, args.repeat)
-        big.convert_in_subprocess(src, folder / "big.ort")
-        small_src = folder / "small.onnx"
+    rows: list[tuple[str, ...]] = []
+    points: dict[float, dict[Case, list[float]]] = {}
+    sessions: list[tuple[str, ...]] = []
+    n = args.repeat * 3
+    for gb in sorted(args.sizes):
+        folder = Path(tempfile.mkdtemp(prefix="bench-ort-external-", dir=args.dir))
+        try:
+            per_row = round(gb * 1e9 / (big.TENSORS * big.COLS * 4))
+            src, _ = big.make(folder, rows=per_row, dense=True)
+            src_ort = folder / "big.ort"
+            writer.convert_onnx_to_ort(
+                src, src_ort, external_data=True, alignment=4096, durable=False
+            )
+            times, rss = convert_rounds(folder, src, src_ort, args.repeat)
+            rows.append(convert_row(gb, times, rss))
+            points[gb] = times
+            print(rows[-1], flush=True)
+            if gb == max(args.sizes):
+                sessions.append(session_row(f"{gb:g} GB (6 + 2 initializers)", src, src_ort, n))
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+    with tempfile.TemporaryDirectory(prefix="bench-ort-external-", dir=args.dir) as t:
+        small_src = Path(t) / "small.onnx"
         onnx.save(
             models.weights(1 << 20, tensors=4),
             str(small_src),
@@ -209,23 +324,26 @@ def main(argv: list[str] | None = None) -> None:
             location="small.onnx.data",
             size_threshold=0,
         )
-        writer.save(small_src, folder / "small.ort", external_data=True, alignment=4096)
-        n = args.repeat * 3
-        sessions = [
-            session_row("2.4 GB (6 initializers)", src, folder / "big.ort", n),
-            session_row("1 MB (4 initializers)", small_src, folder / "small.ort", n),
-        ]
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+        writer.save(small_src, Path(t) / "small.ort", external_data=True, alignment=4096)
+        sessions.append(session_row("1 MB (4 initializers)", small_src, Path(t) / "small.ort", n))
+    load_after = report.loadavg()
+    if args.plot is not None:
+        plot(
+            args.plot / FIGURE,
+            points,
+            args.repeat,
+            (load_before, load_after),
+            f"files in {args.dir}",
+        )
     result = {
         "command": report.command("bench_ort_external.py", sys.argv[1:] if argv is None else argv),
         "date": report.today(),
-        "machine": report.machine((load_before, report.loadavg())),
+        "machine": report.machine((load_before, load_after)),
         "versions": report.versions(
             numpy=np.__version__, onnx=onnx.__version__, onnxruntime=ort.__version__
         ),
         "repeat": args.repeat,
-        "convert": convert,
+        "convert": rows,
         "sessions": sessions,
     }
     text = render(result)

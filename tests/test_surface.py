@@ -16,7 +16,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-WORD_BUDGET = 16_000  # 15,000 until issue 23 added DSDL's C++ backend (docs/dsdl-c.md, 2 tables)
+# 15,000 until issue 23 added DSDL's C++ backend (docs/dsdl-c.md, 2 tables); counted without
+# table bars and rules since issue 24's per-model tables (then 18,400 tokens, 14,700 words)
+WORD_BUDGET = 16_000
 
 # Each wing's public module and the page that documents it.
 PAGES = {
@@ -66,7 +68,8 @@ KEYWORDS = {
 
 
 def _words(path: Path) -> int:
-    return len(path.read_text().split())
+    """Words: what a reader reads, letters or digits (a table's rules and bars are not)."""
+    return sum(1 for token in path.read_text().split() if re.search(r"\w", token))
 
 
 def test_docs_are_read_in_one_sitting() -> None:
