@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import struct
+import threading
 from typing import Any
 
 import flatbuffers
@@ -166,3 +167,24 @@ def test_lazy_read_of_a_bad_buffer_is_the_eager_error() -> None:
         reader.read_table("Root", reader.root_position())
     assert (lazy.value.offset, lazy.value.path) == (eager.value.offset, eager.value.path)
     assert reader.present is None
+
+
+def test_threads_decode_a_lazy_list_once() -> None:
+    buf = build_full()
+
+    def use(lst: Any, barrier: threading.Barrier, seen: list[Any]) -> None:
+        barrier.wait()
+        seen.append((len(lst), lst[0], lst[:]))
+
+    for _ in range(20):
+        reader = TableReader(SCHEMA, buf, lazy=True)
+        inners = reader.read_table("Root", reader.root_position())["inners"]
+        barrier = threading.Barrier(4)
+        seen: list[Any] = []
+        workers = [threading.Thread(target=use, args=(inners, barrier, seen)) for _ in range(4)]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+        assert len(seen) == 4 and all(s == seen[0] for s in seen)
+        assert all(s[1] is inners[0] for s in seen)  # one decode: the same objects

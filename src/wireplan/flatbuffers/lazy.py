@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import copy
 import struct
+import threading
 from collections.abc import Callable, Iterable, Iterator, MutableSequence
 from typing import Any, SupportsIndex, overload
 
 __all__ = ["TableList"]
 
 _U32 = struct.Struct("<I").unpack_from
+# Decoding shares its reader (the work budget); lists decode one at a time.
+_DECODING = threading.RLock()
 
 
 class TableList(MutableSequence[Any]):
@@ -47,26 +50,29 @@ class TableList(MutableSequence[Any]):
         ``(table, field)`` pairs; ``False`` only while nothing is decoded and the
         verified buffer has none of those fields anywhere, so a walk can skip the list.
         """
-        if self._pending is None:
+        pending = self._pending
+        if pending is None:
             return True
-        present = self._pending[0].present
+        present = pending[0].present
         return present is None or any(f in present for f in fields)
 
     def _list(self) -> list[Any]:
         items = self._items
         if items is None:
-            assert self._pending is not None
-            reader, pos, decode, depth = self._pending
-            items = self._items = decode(reader, pos, depth)
-            self._pending = None
+            with _DECODING:  # one decode, whichever thread comes first
+                items = self._items
+                if items is None:
+                    assert self._pending is not None
+                    reader, pos, decode, depth = self._pending
+                    items = self._items = decode(reader, pos, depth)
+                    self._pending = None
         return items
 
     def __len__(self) -> int:
-        if self._items is not None:
-            return len(self._items)
-        assert self._pending is not None
-        reader, pos = self._pending[:2]
-        count: int = _U32(reader._mv, pos)[0]
+        pending = self._pending
+        if pending is None:  # decoded
+            return len(self._list())
+        count: int = _U32(pending[0]._mv, pending[1])[0]
         return count
 
     @overload
