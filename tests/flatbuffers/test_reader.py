@@ -256,35 +256,42 @@ def test_depth_is_capped() -> None:
     assert info.value.path.startswith("$.next.next.next")
 
 
-def test_shared_objects_cannot_blow_up() -> None:
-    # 2000 vector entries all point at one table holding 2000 strings: 4 million strings
-    # from a 30 kB buffer, unless the expansion cap stops it.
-    bag = Schema(root="Bag", file_identifier=b"BAGS")
-    bag.table(
-        "Bag",
-        Field("words", 0, TypeRef.vector(STR)),
-        Field("bags", 1, TypeRef.vector(TypeRef("table", "Bag"))),
-    )
+BAG = Schema(root="Bag", file_identifier=b"BAGS")
+BAG.table(
+    "Bag",
+    Field("words", 0, TypeRef.vector(STR)),
+    Field("bags", 1, TypeRef.vector(TypeRef("table", "Bag"))),
+)
+
+
+def shared_bag(strings: int, refs: int) -> bytes:
+    """A Bag whose ``bags`` refer ``refs`` times to one Bag holding ``strings`` strings."""
     b = flatbuffers.Builder(0)
-    strings = [b.CreateString("0123456789") for _ in range(2000)]
-    b.StartVector(4, len(strings), 4)
-    for off in strings:
+    offsets = [b.CreateString("0123456789") for _ in range(strings)]
+    b.StartVector(4, len(offsets), 4)
+    for off in offsets:
         b.PrependUOffsetTRelative(off)
     words = b.EndVector()
     b.StartObject(2)
     b.PrependUOffsetTRelativeSlot(0, words, 0)
     shared = b.EndObject()
-    b.StartVector(4, 2000, 4)
-    for _ in range(2000):
+    b.StartVector(4, refs, 4)
+    for _ in range(refs):
         b.PrependUOffsetTRelative(shared)
     many = b.EndVector()
     b.StartObject(2)
     b.PrependUOffsetTRelativeSlot(1, many, 0)
     b.Finish(b.EndObject())
-    buf = bytes(b.Output())
+    return bytes(b.Output())
+
+
+def test_shared_objects_cannot_blow_up() -> None:
+    # 2000 vector entries all point at one table holding 2000 strings: 4 million strings
+    # from a 30 kB buffer, unless the expansion cap stops it.
+    buf = shared_bag(2000, 2000)
     assert len(buf) < 64_000
     with pytest.raises(LimitError, match="work limit") as info:
-        read_root(bag, buf)
+        read_root(BAG, buf)
     assert info.value.path.startswith("$.bags[")
 
 

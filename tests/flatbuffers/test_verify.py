@@ -12,16 +12,15 @@ import struct
 import threading
 from typing import Any
 
-import flatbuffers
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_reader import SCHEMA, STR, build_empty, build_full, chain
+from test_reader import BAG, SCHEMA, build_empty, build_full, chain, shared_bag
 
 from wireplan import DecodeError
 from wireplan.flatbuffers.lazy import TableList
 from wireplan.flatbuffers.reader import DEFAULT_LIMITS, Limits, TableReader
-from wireplan.flatbuffers.schema import Field, Schema, TypeRef
+from wireplan.flatbuffers.schema import Schema
 from wireplan.flatbuffers.verify import verified
 
 
@@ -112,32 +111,9 @@ def test_bad_utf8_and_shared_objects() -> None:
     buf[at + 1] = 0xC3  # a lead byte followed by 0xA9's successor: "b" 0xC3 0xA9 -> 0xC3 0xC3
     buf[at + 2] = 0xC3
     assert verdicts(SCHEMA, bytes(buf)) == (False, False)
-    bag = Schema(root="Bag", file_identifier=b"BAGS")
-    bag.table(
-        "Bag",
-        Field("words", 0, TypeRef.vector(STR)),
-        Field("bags", 1, TypeRef.vector(TypeRef("table", "Bag"))),
-    )
-    b = flatbuffers.Builder(0)
-    strings = [b.CreateString("0123456789") for _ in range(200)]
-    b.StartVector(4, len(strings), 4)
-    for off in strings:
-        b.PrependUOffsetTRelative(off)
-    words = b.EndVector()
-    b.StartObject(2)
-    b.PrependUOffsetTRelativeSlot(0, words, 0)
-    shared = b.EndObject()
     for many in (3, 2000):  # a few references to the shared table pass; thousands do not
-        b2 = copy.deepcopy(b)
-        b2.StartVector(4, many, 4)
-        for _ in range(many):
-            b2.PrependUOffsetTRelative(shared)
-        vec = b2.EndVector()
-        b2.StartObject(2)
-        b2.PrependUOffsetTRelativeSlot(1, vec, 0)
-        b2.Finish(b2.EndObject())
         ok = many == 3
-        assert verdicts(bag, bytes(b2.Output())) == (ok, ok)
+        assert verdicts(BAG, shared_bag(200, many)) == (ok, ok)
 
 
 def test_lazy_read_decodes_vectors_of_tables_on_first_use() -> None:
