@@ -19,6 +19,7 @@ from types import ModuleType
 
 import pytest
 
+import wireplan.ort
 from wireplan.core.extras import door
 from wireplan.errors import MissingExtraError, WireplanError
 
@@ -166,12 +167,19 @@ def test_onnx_commands_without_onnx_print_one_line(tmp_path: Path) -> None:
     model = tmp_path / "m.onnx"
     model.write_bytes(example_model().SerializeToString())
     line = _line("wireplan.ort's .onnx support", "onnx", "onnx")
-    for args in (["inspect", str(model)], ["convert", str(model), str(tmp_path / "m.ort")]):
+    plain = ["convert", str(model), str(tmp_path / "m.ort"), "--optimization", "none"]
+    for args in (["inspect", str(model)], plain):
         done = _without(["onnx"], CLI, *args)
         assert done.returncode == 1, args
         assert done.stderr.count("\n") == 1, done.stderr
         assert done.stderr.startswith("wireplan: error: ")
         assert done.stderr.endswith(f"{line}\n"), done.stderr
+    # optimizing, onnxruntime reads the .onnx and writes the .ort that wireplan re-plans:
+    # no onnx needed
+    done = _without(["onnx"], CLI, "convert", str(model), str(tmp_path / "fixed.ort"))
+    assert done.returncode == 0, done.stderr
+    with wireplan.ort.load(tmp_path / "fixed.ort") as om:
+        assert len(om.graph.nodes) > 0
 
 
 def test_optimizing_without_onnxruntime_prints_one_line_with_the_way_out(tmp_path: Path) -> None:

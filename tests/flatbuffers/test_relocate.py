@@ -8,7 +8,7 @@ from typing import Any
 import flatbuffers
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from test_reader import SCHEMA, STR, build_full
 from test_verify import plain
@@ -97,6 +97,7 @@ def test_a_deprecated_reference_stops_it() -> None:
 
 
 @settings(max_examples=400, deadline=None)
+@example(flips=[(24, 24)], alignment=1)  # nums and words made one vector: words' offsets in it
 @given(
     flips=st.lists(st.tuples(st.integers(0, 10_000), st.integers(0, 255)), min_size=1, max_size=4),
     alignment=st.sampled_from([1, 16, 256]),
@@ -107,6 +108,30 @@ def test_damaged_buffers_relocate_to_the_same_value_or_not_at_all(
     buf = bytearray(build_full())
     for pos, value in flips:
         buf[pos % len(buf)] = value
+    data = bytes(buf)
+    try:
+        want = decoded(SCHEMA, data)
+    except DecodeError:
+        assert moved(SCHEMA, data, ("Root", "nums"), alignment) is None
+        return
+    out = moved(SCHEMA, data, ("Root", "nums"), alignment)
+    if out is not None:
+        assert decoded(SCHEMA, out) == want
+
+
+@settings(max_examples=400, deadline=None)
+@example(pos=84, value=0xFFFFFFFC, alignment=1)  # the ratio made a NaN: compared by its bits
+@given(
+    pos=st.integers(0, 10_000),
+    value=st.sampled_from([0, 1, 2, 3, 4, 8, 12, 16, 24, 0xFFFF, 0xFFFFFFFC]) | st.integers(0, 400),
+    alignment=st.sampled_from([1, 16]),
+)
+def test_words_set_to_offsets_relocate_to_the_same_value_or_not_at_all(
+    pos: int, value: int, alignment: int
+) -> None:
+    buf = bytearray(build_full())
+    at = pos % (len(buf) - 3)
+    buf[at : at + 4] = struct.pack("<I", value)
     data = bytes(buf)
     try:
         want = decoded(SCHEMA, data)

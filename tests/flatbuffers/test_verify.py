@@ -48,7 +48,9 @@ def plain(value: Any) -> Any:
     if isinstance(value, (list, TableList)):
         return [plain(v) for v in value]
     if hasattr(value, "tolist"):
-        return ("array", value.dtype.str, value.tolist())
+        return ("array", value.dtype.str, value.tobytes())
+    if isinstance(value, float):  # NaN too: by its bits
+        return ("float", struct.pack("<d", value))
     return value
 
 

@@ -114,6 +114,9 @@ def relocate(buffer: Any, layout: Layout, alignment: int) -> BuildResult | None:
     where, target = _concat(layout.refs)
     where = np.append(where, 0)
     target = np.append(target, root)
+    table, vtable = _concat(layout.tables)
+    if not _offsets_apart(where, table, layout, start, end):
+        return None
     if start.size:
         k = np.minimum(np.searchsorted(start, target), start.size - 1)
         moving = start[k] == target
@@ -125,7 +128,6 @@ def relocate(buffer: Any, layout: Layout, alignment: int) -> BuildResult | None:
         return None
     w32[moved_to(where)] = value
     # each table's signed offset to its vtable
-    table, vtable = _concat(layout.tables)
     _every(meta, "<i4")[moved_to(table)] = moved_to(table) - moved_to(vtable)
 
     plan = Plan()
@@ -138,6 +140,27 @@ def relocate(buffer: Any, layout: Layout, alignment: int) -> BuildResult | None:
         payloads.append((d, size, name))
     plan.reserve(total)
     return BuildResult(plan, meta_size, tuple(payloads))
+
+
+def _offsets_apart(
+    where: np.ndarray[Any, Any],
+    table: np.ndarray[Any, Any],
+    layout: Layout,
+    start: np.ndarray[Any, Any],
+    end: np.ndarray[Any, Any],
+) -> bool:
+    """Whether the 4-byte offsets to rewrite (uoffsets at ``where``, each table's vtable
+    offset) share no byte with each other, with anything read as a value, or with the
+    vectors that move: otherwise rewriting one would change another's meaning."""
+    patched = np.unique(np.concatenate([where, table]))
+    if patched.size > 1 and (np.diff(patched) < 4).any():
+        return False
+    ds, de = _concat(layout.data)
+    ds, de = np.append(ds, start), np.append(de, end)  # the moved vectors' bytes too
+    # a patched span [p, p + 4) meets [s, e) when s - 4 < p < e
+    first = np.searchsorted(patched, ds - 3, side="left")
+    last = np.searchsorted(patched, de, side="left")
+    return not (last > first).any()
 
 
 def _every(arr: np.ndarray[Any, Any], dtype: str) -> np.ndarray[Any, Any]:

@@ -86,6 +86,9 @@ class Layout:
         self.refs: list[tuple[_Ints, _Ints]] = []
         self.tables: list[tuple[_Ints, _Ints]] = []
         self.extents: list[tuple[_Ints, _Ints]] = []
+        #: the bytes read as values (scalar and struct fields, union codes, vtables, strings,
+        #: vectors of numbers, lengths of vectors of references): what no offset may overlap
+        self.data: list[tuple[_Ints, _Ints]] = []
         self.vectors: list[tuple[_Ints, _Ints]] = []
         #: a table has entries the walk does not follow (deprecated, or unknown to the schema)
         self.unsure = False
@@ -139,6 +142,7 @@ class _Walk:
             return False
         if self.layout is not None:
             self.layout.extents.append((at, at + 5 + length))
+            self.layout.data.append((at, at + 5 + length))
         # Each string with its NUL: the whole is UTF-8 exactly when every string is (a NUL
         # ends any sequence a string leaves open, and starts none).
         chars = self.u8[_spread(at + 4, length + 1, 1)]
@@ -258,6 +262,7 @@ def _tables(
     if layout is not None:
         layout.tables.append((pos, vt))
         layout.extents += [(pos, pos + tsize), (vt, vt + vtsize)]
+        layout.data.append((vt, vt + vtsize))
         if _MAX(vtsize) > 4 + 2 * fields.known:
             layout.unsure = True
         for slot in fields.unread:
@@ -277,6 +282,9 @@ def _tables(
     for j in np.flatnonzero(_ANY(present, axis=0)).tolist():
         f = fields.plans[j]
         walk.present.add((tname, f.name))
+        if layout is not None and f.kind not in _REFERENCES:
+            start = (pos + fo[:, j])[present[:, j]]
+            layout.data.append((start, start + f.inline))
         if f.kind in _REFERENCES:
             rows = present[:, j]
             at = (pos + fo[:, j])[rows]
@@ -312,6 +320,7 @@ def _reference(
         layout = walk.layout
         if layout is not None:
             layout.extents.append((target, target + 4 + count * size))
+            layout.data.append((target, target + 4 + count * size))
             if layout.field == (tname, f.name):
                 layout.vectors.append((target, count * size))
         return walk.spend(4 * target.size + extra)
@@ -321,6 +330,7 @@ def _reference(
         return False
     if walk.layout is not None:
         walk.layout.extents.append((target, target + 4 + 4 * count))
+        walk.layout.data.append((target, target + 4))
     elements = walk.refs(_spread(target + 4, count, 4))
     if elements is None:
         return False
@@ -360,6 +370,9 @@ def _union(
     if ((to > 0) & (to + 1 > tsize)).any():
         return False
     code = np.where(to > 0, walk.u8[np.where(to > 0, pos + to, 0)], 0)
+    if walk.layout is not None:
+        coded = pos[to > 0] + to[to > 0]
+        walk.layout.data.append((coded, coded + 1))
     chosen = code != 0
     if not chosen.any():
         return True
