@@ -12,7 +12,9 @@ import onnx
 import pytest
 
 from ort_write import peer
+from ort_write.test_rewrite import tables
 from wireplan import cli
+from wireplan.ort import load
 from wireplan.ort.cli import alignment_of, sniff
 
 
@@ -400,7 +402,10 @@ def test_ort_group_convert_writes_what_convert_writes(feature_ort: Path, tmp_pat
     options = ("--format-version", "5", "--alignment", "256", "--no-fsync")
     assert main("convert", str(a), str(c), *options)[0] == 0
     assert main("ort", "convert", str(a), str(d), *options)[0] == 0
-    assert c.read_bytes() == d.read_bytes()
+    # the same tables (optimizing, the file keeps onnxruntime's layout of them, which 1.15
+    # does not make the same twice)
+    with load(c) as x, load(d) as y:
+        assert tables(x) == tables(y)
 
 
 def test_ort_group_flags_that_do_not_apply(
