@@ -27,7 +27,7 @@ import numpy as np
 from wireplan.core.buffers import as_memoryview
 from wireplan.core.plan import Plan, align_up
 from wireplan.flatbuffers._pack import MAX_BUFFER_SIZE, BuildResult
-from wireplan.flatbuffers.verify import Layout
+from wireplan.flatbuffers.verify import Layout, every_offset
 
 __all__ = ["relocate"]
 
@@ -108,7 +108,6 @@ def relocate(buffer: Any, layout: Layout, alignment: int) -> BuildResult | None:
         meta[m : m + s - at] = src[at:s]
         m += s - at
         at = s + c
-    w32 = _every(meta, "<u4")
 
     # uoffsets (the root's included): from where each now lies to where its target does
     where, target = _concat(layout.refs)
@@ -123,12 +122,14 @@ def relocate(buffer: Any, layout: Layout, alignment: int) -> BuildResult | None:
         new_target = np.where(moving, data[k] - 4, moved_to(target))
     else:
         new_target = target
-    value = new_target - moved_to(where)
+    stored = moved_to(where)
+    value = new_target - stored
     if value.size and (value.min() <= 0 or value.max() > 0xFFFFFFFF):
         return None
-    w32[moved_to(where)] = value
+    every_offset(meta, "<u4")[stored] = value
     # each table's signed offset to its vtable
-    _every(meta, "<i4")[moved_to(table)] = moved_to(table) - moved_to(vtable)
+    table = moved_to(table)
+    every_offset(meta, "<i4")[table] = table - moved_to(vtable)
 
     plan = Plan()
     plan.place(0, meta_size, source=meta, name="metadata")
@@ -161,10 +162,3 @@ def _offsets_apart(
     first = np.searchsorted(patched, ds - 3, side="left")
     last = np.searchsorted(patched, de, side="left")
     return not (last > first).any()
-
-
-def _every(arr: np.ndarray[Any, Any], dtype: str) -> np.ndarray[Any, Any]:
-    """A writable view of ``arr``'s bytes as ``dtype`` at every byte offset."""
-    dt = np.dtype(dtype)
-    count = max(arr.size - dt.itemsize + 1, 0)
-    return np.ndarray((count,), dtype=dt, buffer=arr, offset=0, strides=(1,))

@@ -36,7 +36,7 @@ from wireplan.flatbuffers._decoders import (
 )
 from wireplan.flatbuffers.schema import Schema
 
-__all__ = ["Layout", "Present", "verified"]
+__all__ = ["Layout", "Present", "every_offset", "verified"]
 
 #: The fields a verified buffer holds: ``(table, field)`` for every field present in at least
 #: one table it reaches.
@@ -52,13 +52,14 @@ _ANY = np.logical_or.reduce
 _OR = np.bitwise_or.reduce
 
 
-def _every_offset(mv: memoryview, dtype: str) -> np.ndarray[Any, Any]:
-    """The buffer read as ``dtype`` at every byte offset (overlapping; no copy)."""
+def every_offset(buffer: Any, dtype: str) -> np.ndarray[Any, Any]:
+    """``buffer`` (a memoryview or a byte array) read as ``dtype`` at every byte offset:
+    overlapping, no copy; writable when the buffer is."""
     dt = np.dtype(dtype)
-    count = mv.nbytes - dt.itemsize + 1
+    count = memoryview(buffer).nbytes - dt.itemsize + 1
     if count <= 0:
         return np.zeros(0, dt)
-    return np.ndarray((count,), dtype=dt, buffer=mv, offset=0, strides=(1,))
+    return np.ndarray((count,), dtype=dt, buffer=buffer, offset=0, strides=(1,))
 
 
 def _spread(starts: _Ints, counts: _Ints, step: int) -> _Ints:
@@ -103,9 +104,9 @@ class _Walk:
         self.mv = mv
         self.n = mv.nbytes
         self.u8 = np.frombuffer(mv, np.uint8)
-        self.u16 = _every_offset(mv, "<u2")
-        self.u32 = _every_offset(mv, "<u4")
-        self.i32 = _every_offset(mv, "<i4")
+        self.u16 = every_offset(mv, "<u2")
+        self.u32 = every_offset(mv, "<u4")
+        self.i32 = every_offset(mv, "<i4")
         self.budget = budget
         self.strings: list[_Ints] = []
         self.present: set[tuple[str, str]] = set()
