@@ -98,6 +98,7 @@ SECTIONS: dict[str, tuple[str, dict[str, Any]]] = {
         _fake(facts=[], convert=[], load=[], sessions=[], steady=[], refused=FAKE),
     ),
     "evalue-dataset": ("bench_evalue_dataset", _fake(repeat=7, rows=[])),
+    "evalue-bundled": ("bench_evalue_bundled", _fake(repeat=7, rows=[])),
     "ort-external": ("bench_ort_external", _fake(repeat=3, convert=[], sessions=[])),
 }
 

@@ -19,6 +19,16 @@ record files hold many of them::
 limits and differences from the Java implementation are in ``docs/evalue.md``.
 """
 
+from wireplan.evalue._bundled import (
+    BundledProgram,
+    BundledTestCase,
+    bundled_to_records,
+    decode_bundled,
+    encode_bundled,
+    read_bundled,
+    records_to_bundled,
+    write_bundled,
+)
 from wireplan.evalue._codec import (
     MAX_RANK,
     MAX_SIZE,
@@ -45,6 +55,7 @@ from wireplan.evalue._lists import (
     encode_list,
     plan_list,
 )
+from wireplan.evalue._program import program_values
 from wireplan.evalue._records import (
     RECORD_MAGIC,
     RECORD_VERSION,
@@ -66,21 +77,30 @@ __all__ = [
     "RECORD_MAGIC",
     "RECORD_VERSION",
     "SCALAR_TYPES",
+    "BundledProgram",
+    "BundledTestCase",
     "EValue",
     "RawTensor",
     "RecordFile",
     "RecordWriter",
     "ScalarTypeInfo",
+    "bundled_to_records",
     "decode",
+    "decode_bundled",
     "decode_list",
     "encode",
+    "encode_bundled",
     "encode_into",
     "encode_list",
     "encoded_size",
     "info_for_code",
     "info_for_dtype",
     "plan_list",
+    "program_values",
+    "read_bundled",
     "read_records",
     "record_count",
+    "records_to_bundled",
     "shard_paths",
+    "write_bundled",
 ]
