@@ -14,7 +14,8 @@
     python3 dev.py test-env NAME [ARGS]
                                     pytest in one of the older-release environments
                                     (NAME: ort-1.15, ort-1.20; ARGS default to its suites),
-                                    or (NAME: wheel) the wheel step of `test` alone
+                                    or (NAME: wheel) the wheel step of `test` alone, or
+                                    (NAME: executorch) the ExecuTorch training tests
     python3 dev.py bench NAME       run benchmarks/bench_NAME.py (installs matplotlib)
     python3 dev.py fuzz [NAME...] [--seconds N] [--jobs J]
                                     run the fuzz harnesses tests/fuzz/fuzz_NAME.py (all by
@@ -29,7 +30,9 @@ this file (or $WIREPLAN_VENV) with the newest pinned peers
 older onnxruntime releases wireplan supports (constraints/ort-*.txt). Each is
 created on first use and refreshed when pyproject.toml, its constraints file or
 this file change. `.venv-nunavut-3.1/` holds nunavut 3.1, whose C output the
-DSDL C backend is tested and measured against. The DSDL C tests also run on
+DSDL C backend is tested and measured against. `.venv-executorch/` holds
+executorch 1.5.1 with torch (constraints/executorch.txt) for the tests of training in
+ExecuTorch on EValue records, which the main run leaves out. The DSDL C tests also run on
 real targets (s390x and powerpc, big-endian; armhf; aarch64) through Debian's
 cross compilers and qemu user mode, and build for Cortex-M (arm-none-eabi-gcc);
 `setup` and `test` install these with apt-get when run as root (else they print
@@ -94,6 +97,18 @@ OLD = {
 # compared with. pycyphal pins nunavut 2.x, so it lives in its own environment, which the
 # tests find through $WIREPLAN_NNVG.
 NUNAVUT = Env("nunavut-3.1", ROOT / ".venv-nunavut-3.1", ["nunavut"], "nunavut-3.1.txt", [])
+
+# ExecuTorch, whose training runtime is the peer of tests/evalue/test_executorch_training.py
+# (records -> EValueDataset -> SGD steps in ExecuTorch): its own environment, as the main one
+# does not carry its dependencies (coremltools, torchao, ...); the main run leaves the file out.
+EXECUTORCH_TESTS = "tests/evalue/test_executorch_training.py"
+EXECUTORCH = Env(
+    "executorch",
+    ROOT / ".venv-executorch",
+    ["-e", ".", TORCH, "executorch", "pytest", "hypothesis"],
+    "executorch.txt",
+    [EXECUTORCH_TESTS],
+)
 
 # What `dev.py demo` needs when there is no main environment: the runtime extras, no torch,
 # no test tools (a fraction of .venv's size).
@@ -225,6 +240,16 @@ def _old_env_tests(env: Env, args: list[str]) -> int:
     )
 
 
+def _executorch_tests(args: list[str]) -> int:
+    setup(EXECUTORCH)
+    probe = "from importlib.metadata import version as v; print(v('torch'), v('executorch'))"
+    done = subprocess.run([EXECUTORCH.python, "-c", probe], capture_output=True, text=True)
+    versions = done.stdout.split()
+    if len(versions) == 2:
+        _say(f"executorch: torch {versions[0]}, executorch {versions[1]}")
+    return _run(EXECUTORCH.python, "-m", "pytest", *(args or EXECUTORCH.tests))
+
+
 def _pip_python() -> Path:
     """A python with pip to build the wheel: this one, else a `.venv-build/` with pip only."""
     if importlib.util.find_spec("pip") is not None:
@@ -340,14 +365,15 @@ def wheel_check() -> bool:
 
 
 def test(args: list[str]) -> int:
+    not_here = [f"--ignore={EXECUTORCH_TESTS}"]  # run in .venv-executorch
     steps: list[tuple[str, list[str | Path]]] = [
-        ("ruff check", [BIN / "ruff", "check", "src", "tests", "benchmarks", "dev.py"]),
+        ("ruff check", [BIN / "ruff", "check", "src", "tests", "benchmarks", "examples", "dev.py"]),
         (
             "ruff format",
-            [BIN / "ruff", "format", "--check", "src", "tests", "benchmarks", "dev.py"],
+            [BIN / "ruff", "format", "--check", "src", "tests", "benchmarks", "examples", "dev.py"],
         ),
         ("mypy --strict", [BIN / "mypy", "--strict"]),
-        ("pytest", [BIN / "pytest", "-n", "auto", "--dist", "loadfile", *args]),
+        ("pytest", [BIN / "pytest", "-n", "auto", "--dist", "loadfile", *not_here, *args]),
     ]
     setup(NUNAVUT)
     os.environ.setdefault("WIREPLAN_NNVG", str(NUNAVUT.bin / "nnvg"))
@@ -362,6 +388,9 @@ def test(args: list[str]) -> int:
             _say(f"pytest under {env.name}")
             if _old_env_tests(env, []):
                 failed.append(f"pytest under {env.name}")
+        _say("pytest under executorch")
+        if _executorch_tests([]):
+            failed.append("pytest under executorch")
         _say("wheel: build it, install it into clean environments, run the demo from each")
         if not wheel_check():
             failed.append("wheel")
@@ -422,8 +451,12 @@ def main(argv: list[str]) -> int:
     if command == "test-env":
         if rest == ["wheel"]:
             return 0 if wheel_check() else 1
+        if rest[:1] == ["executorch"]:
+            return _executorch_tests(rest[1:])
         if not rest or rest[0] not in OLD:
-            print(f"dev.py test-env: name one of {', '.join(OLD)}, wheel", file=sys.stderr)
+            print(
+                f"dev.py test-env: name one of {', '.join(OLD)}, wheel, executorch", file=sys.stderr
+            )
             return 2
         return _old_env_tests(OLD[rest[0]], rest[1:])
     if command == "demo":
@@ -433,7 +466,7 @@ def main(argv: list[str]) -> int:
         return 0
     setup()
     if command == "setup":
-        for env in (*OLD.values(), NUNAVUT):
+        for env in (*OLD.values(), NUNAVUT, EXECUTORCH):
             setup(env)
         return 0 if cross_tools() else 1
     if command == "fuzz":
