@@ -101,13 +101,17 @@ NUNAVUT = Env("nunavut-3.1", ROOT / ".venv-nunavut-3.1", ["nunavut"], "nunavut-3
 # ExecuTorch, whose training runtime is the peer of tests/evalue/test_executorch_training.py
 # (records -> EValueDataset -> SGD steps in ExecuTorch): its own environment, as the main one
 # does not carry its dependencies (coremltools, torchao, ...); the main run leaves the file out.
-EXECUTORCH_TESTS = "tests/evalue/test_executorch_training.py"
+# tests/evalue/test_executorch_bundled.py: its bundled programs against ours, both ways.
+EXECUTORCH_TESTS = [
+    "tests/evalue/test_executorch_training.py",
+    "tests/evalue/test_executorch_bundled.py",
+]
 EXECUTORCH = Env(
     "executorch",
     ROOT / ".venv-executorch",
     ["-e", ".", TORCH, "executorch", "pytest", "hypothesis"],
     "executorch.txt",
-    [EXECUTORCH_TESTS],
+    EXECUTORCH_TESTS,
 )
 
 # What `dev.py demo` needs when there is no main environment: the runtime extras, no torch,
@@ -365,7 +369,7 @@ def wheel_check() -> bool:
 
 
 def test(args: list[str]) -> int:
-    not_here = [f"--ignore={EXECUTORCH_TESTS}"]  # run in .venv-executorch
+    not_here = [f"--ignore={t}" for t in EXECUTORCH_TESTS]  # run in .venv-executorch
     steps: list[tuple[str, list[str | Path]]] = [
         ("ruff check", [BIN / "ruff", "check", "src", "tests", "benchmarks", "examples", "dev.py"]),
         (
