@@ -1,5 +1,5 @@
-"""The EValue part of the ``wireplan`` command line: ``evalue encode`` / ``decode`` (and
-``inspect``, which :mod:`wireplan.cli` adds), and the
+"""The EValue part of the ``wireplan`` command line: ``evalue encode`` / ``decode`` /
+``header`` (and ``inspect``, which :mod:`wireplan.cli` adds), and the
 hooks the top-level command asks every format for (``sniff``, ``inspect``, ``summary``,
 ``inspect_shards``, ``summary_shards``, ``demo``; from ``_inspect`` and ``_demo``)."""
 
@@ -14,6 +14,7 @@ from wireplan.core.atomic import write_bytes
 from wireplan.core.text import count
 from wireplan.errors import ArgumentError, DecodeError, EncodeError
 from wireplan.evalue._codec import decode, encode
+from wireplan.evalue._cpp import HEADERS, header_folder, write_headers
 from wireplan.evalue._demo import demo
 from wireplan.evalue._inspect import (
     InspectError,
@@ -182,6 +183,15 @@ def _cmd_decode(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def _cmd_header(args: argparse.Namespace, out: TextIO) -> int:
+    if args.output is None:
+        out.write((header_folder() / HEADERS[0]).read_text(encoding="utf-8"))
+        return 0
+    paths = write_headers(args.output, durable=args.durable)
+    print(f"wrote {', '.join(str(p) for p in paths)}", file=out)
+    return 0
+
+
 _JSON_HELP = (
     "The JSON form: null, true/false (Bool), integers (Int, int64), other numbers (Double; "
     '{"double": "nan"} for NaN and infinities), strings (String), {"tensor": [[1, 2], [3, 4]], '
@@ -253,4 +263,20 @@ def register(sub: Any) -> Any:
         help="print a list or a record file one item (value or record) a line: JSON lines",
     )
     dec.set_defaults(handler=_cmd_decode)
+
+    hdr = verbs.add_parser(
+        "header",
+        help="the C++17 reader of EValues, lists and record files (header-only)",
+        description=f"Write the C++ reader's headers into DIR: {HEADERS[0]} (header-only "
+        f"C++17, zero-copy, no exceptions) and {HEADERS[1]} (its values as ExecuTorch "
+        "EValues and TensorPtrs).  Without -o, print the reader to stdout.",
+    )
+    hdr.add_argument("-o", "--output", metavar="DIR", help="write both headers into DIR")
+    hdr.add_argument(
+        "--no-fsync",
+        dest="durable",
+        action="store_false",
+        help="with -o: skip the fsyncs (still atomic, not safe against power loss; same bytes)",
+    )
+    hdr.set_defaults(handler=_cmd_header)
     return verbs
