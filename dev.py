@@ -128,6 +128,8 @@ PACKAGE_DATA = (
     "wireplan/dsdl/example/demo/Configure.1.0.dsdl",
     "wireplan/dsdl/example/demo/Status.1.0.dsdl",
     "wireplan/dsdl/example/demo/Telemetry.1.0.dsdl",
+    "wireplan/evalue/cpp/wireplan_evalue.hpp",
+    "wireplan/evalue/cpp/wireplan_evalue_executorch.hpp",
 )
 
 
