@@ -8,6 +8,7 @@ here by hand, independently of ``wireplan.evalue._fbs_schema``.
 
 from __future__ import annotations
 
+import io
 import math
 import struct
 from pathlib import Path
@@ -477,3 +478,30 @@ def test_not_a_bundled_program() -> None:
     assert info.value.offset == 4
     with pytest.raises(ArgumentError, match="ET12"):
         encode_bundled(b"not a program", [])
+
+
+def test_the_command_line_goes_both_ways(tmp_path: Path, capsys: Any) -> None:
+    """``wireplan evalue bundle`` makes a .bpte from a .pte and records; ``bundled`` reads it
+    back; a record that is no test case is an error naming the record."""
+    from wireplan.cli import main
+
+    (tmp_path / "m.pte").write_bytes(PROGRAM)
+    cases = [BundledTestCase("forward", [np.arange(6, dtype=np.float32)], [True, 2.5])]
+    records = _cases(tmp_path, cases)
+    out = io.StringIO()
+    argv = ["evalue", "bundle", str(records), "--program", str(tmp_path / "m.pte")]
+    assert main([*argv, "-o", str(tmp_path / "t.bpte"), "--no-fsync"], out=out) == 0
+    assert "1 test case" in out.getvalue()
+    assert read_bundled(tmp_path / "t.bpte").program == PROGRAM
+    back = tmp_path / "back.evr"
+    assert main(["evalue", "bundled", str(tmp_path / "t.bpte"), "-o", str(back)], out=out) == 0
+    (got,) = read_records(back)
+    assert (
+        got[:2] == ["forward", 1] and _same(got[2], cases[0].inputs[0]) and got[3:] == [True, 2.5]
+    )
+    with RecordWriter(tmp_path / "bad.evr", durable=False) as w:
+        w.write([1, 2])
+    bad = ["evalue", "bundle", str(tmp_path / "bad.evr"), "--program", str(tmp_path / "m.pte")]
+    capsys.readouterr()
+    assert main([*bad, "-o", str(tmp_path / "x.bpte")], out=out) == 1
+    assert "$[0]" in capsys.readouterr().err and not (tmp_path / "x.bpte").exists()

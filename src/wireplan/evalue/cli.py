@@ -1,5 +1,5 @@
 """The EValue part of the ``wireplan`` command line: ``evalue encode`` / ``decode`` /
-``header`` (and ``inspect``, which :mod:`wireplan.cli` adds), and the
+``header`` / ``bundled`` / ``bundle`` (and ``inspect``, which :mod:`wireplan.cli` adds), and the
 hooks the top-level command asks every format for (``sniff``, ``inspect``, ``summary``,
 ``inspect_shards``, ``summary_shards``, ``demo``; from ``_inspect`` and ``_demo``)."""
 
@@ -11,8 +11,10 @@ from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
 from wireplan.core.atomic import write_bytes
+from wireplan.core.buffers import MappedFile
 from wireplan.core.text import count
 from wireplan.errors import ArgumentError, DecodeError, EncodeError
+from wireplan.evalue._bundled import bundled_to_records, records_to_bundled
 from wireplan.evalue._codec import decode, encode
 from wireplan.evalue._cpp import HEADERS, header_folder, write_headers
 from wireplan.evalue._demo import demo
@@ -192,12 +194,32 @@ def _cmd_header(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def _cmd_bundled(args: argparse.Namespace, out: TextIO) -> int:
+    n = bundled_to_records(args.input, args.output, extended=args.extended, durable=args.durable)
+    print(f"wrote {args.output}: {n} test case{'' if n == 1 else 's'} as records", file=out)
+    return 0
+
+
+def _cmd_bundle(args: argparse.Namespace, out: TextIO) -> int:
+    with MappedFile(args.program) as program:
+        n = records_to_bundled(
+            args.input, args.output, program.buffer, threads=args.threads, durable=args.durable
+        )
+    print(
+        f"wrote {args.output}: {args.program} with {n} test case{'' if n == 1 else 's'}", file=out
+    )
+    return 0
+
+
 _JSON_HELP = (
     "The JSON form: null, true/false (Bool), integers (Int, int64), other numbers (Double; "
     '{"double": "nan"} for NaN and infinities), strings (String), {"tensor": [[1, 2], [3, 4]], '
     '"dtype": "float32"} (a Tensor; "shape" optional), and a list at the top for wireplan\'s '
     "list framing (docs/evalue.md).  JSON only: no YAML here."
 )
+
+
+_NO_FSYNC = "skip the fsyncs (still atomic, not safe against power loss; same bytes)"
 
 
 def register(sub: Any) -> Any:
@@ -279,4 +301,33 @@ def register(sub: Any) -> Any:
         help="with -o: skip the fsyncs (still atomic, not safe against power loss; same bytes)",
     )
     hdr.set_defaults(handler=_cmd_header)
+
+    bun = verbs.add_parser(
+        "bundled",
+        help="an ExecuTorch bundled program's test cases (.bpte) as a record file",
+        description="Write each test case of the bundled program INPUT as one record: "
+        "[method_name, len(inputs), *inputs, *expected_outputs] (docs/evalue.md).",
+    )
+    bun.add_argument("input", metavar="INPUT", help="the .bpte file")
+    bun.add_argument("-o", "--output", metavar="FILE", required=True, help="the record file")
+    bun.add_argument(
+        "--extended",
+        action="store_true",
+        help="keep scalar types ExecuTorch's Java layer does not read (else refused)",
+    )
+    bun.add_argument("--no-fsync", dest="durable", action="store_false", help=_NO_FSYNC)
+    bun.set_defaults(handler=_cmd_bundled)
+
+    bnd = verbs.add_parser(
+        "bundle",
+        help="a bundled program (.bpte) from a .pte and a record file of test cases",
+        description="Bundle the program PTE with the test cases of the record file INPUT "
+        "(records as 'wireplan evalue bundled' writes them).",
+    )
+    bnd.add_argument("input", metavar="INPUT", help="the record file of test cases")
+    bnd.add_argument("--program", metavar="PTE", required=True, help="the .pte to embed")
+    bnd.add_argument("-o", "--output", metavar="FILE", required=True, help="the .bpte to write")
+    bnd.add_argument("--threads", type=int, metavar="N", help="copy threads (default: by size)")
+    bnd.add_argument("--no-fsync", dest="durable", action="store_false", help=_NO_FSYNC)
+    bnd.set_defaults(handler=_cmd_bundle)
     return verbs
