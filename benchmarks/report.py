@@ -110,17 +110,19 @@ def today() -> str:
 
 
 def command(script: str, argv: Sequence[str]) -> str:
-    """The command line that made a section, without ``--markdown FILE``."""
+    """The command line that made a section, without where it was saved to or read from
+    (``--markdown``, ``--json``, ``--from-json`` and their values)."""
+    hidden = ("--markdown", "--json", "--from-json")
     shown: list[str] = []
     skip = False
     for arg in argv:
         if skip:
             skip = False
             continue
-        if arg == "--markdown":
+        if arg in hidden:
             skip = True
             continue
-        if arg.startswith("--markdown="):
+        if arg.startswith(tuple(f"{h}=" for h in hidden)):
             continue
         shown.append(arg)
     return " ".join([".venv/bin/python", f"benchmarks/{script}", *shown])

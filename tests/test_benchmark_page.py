@@ -99,6 +99,8 @@ SECTIONS: dict[str, tuple[str, dict[str, Any]]] = {
     ),
     "evalue-dataset": ("bench_evalue_dataset", _fake(repeat=7, rows=[])),
     "evalue-bundled": ("bench_evalue_bundled", _fake(repeat=7, rows=[])),
+    "evalue-fsspec": ("bench_evalue_fsspec", _fake(repeat=5, rows=[])),
+    "evalue-cpp": ("bench_evalue_cpp", _fake(repeat=7, rows=[])),
     "ort-external": ("bench_ort_external", _fake(repeat=3, convert=[], sessions=[])),
 }
 

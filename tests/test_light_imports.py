@@ -5,7 +5,17 @@ from __future__ import annotations
 import subprocess
 import sys
 
-HEAVY = ("onnx", "onnxruntime", "torch", "ml_dtypes", "pydsdl", "pycyphal", "flatbuffers", "yaml")
+HEAVY = (
+    "onnx",
+    "onnxruntime",
+    "torch",
+    "ml_dtypes",
+    "pydsdl",
+    "pycyphal",
+    "flatbuffers",
+    "yaml",
+    "fsspec",
+)
 
 
 def _imported_after(code: str) -> list[str]:

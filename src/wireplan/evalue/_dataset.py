@@ -11,14 +11,23 @@ derives the dataset from this module, so nothing here imports torch.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from wireplan.errors import ArgumentError
 from wireplan.evalue._lists import decode_list
-from wireplan.evalue._records import RecordFile, record_count, shard_paths
+from wireplan.evalue._records import (
+    BLOCK_BYTES,
+    RecordFile,
+    StreamedRecords,
+    is_url,
+    record_count,
+    remote_record_count,
+    remote_shard_paths,
+    shard_paths,
+)
 from wireplan.evalue._shards import BALANCES, Balance, rank_range, segments, worker_mask
 
 __all__ = ["STATE_VERSION", "DatasetCore", "Source"]
@@ -45,6 +54,11 @@ class DatasetCore:
     A subclass answers :meth:`_world` (the ``torch.distributed`` rank and world,
     or None), :meth:`_split` (this DataLoader worker and the number of them)
     and :meth:`_finish` (a decoded record as it is handed out).
+
+    Record files named by fsspec URLs, or on ``filesystem`` (``storage_options``
+    go to a URL's file system), are read by :class:`~wireplan.evalue._records.StreamedRecords`
+    in ``block_bytes`` requests, each pass opening each shard it reads once;
+    paths are mapped.
     """
 
     def __init__(
@@ -61,12 +75,15 @@ class DatasetCore:
         as_torch: bool = True,
         extended: bool = False,
         text: bool = True,
+        filesystem: Any = None,
+        storage_options: Mapping[str, Any] | None = None,
+        block_bytes: int = BLOCK_BYTES,
     ) -> None:
         super().__init__()
         if balance not in BALANCES:
             raise ArgumentError(f"balance must be one of {BALANCES}, not {balance!r}")
-        if seed < 0 or window < 1 or batch_size < 1:
-            raise ArgumentError("seed must be >= 0, window and batch_size >= 1")
+        if seed < 0 or window < 1 or batch_size < 1 or block_bytes < 1:
+            raise ArgumentError("seed must be >= 0, window, batch_size and block_bytes >= 1")
         if rank is None or world_size is None:
             found = self._world()
             if found is not None:
@@ -85,9 +102,17 @@ class DatasetCore:
         self.epoch = 0
         self.paths: list[str] | None = None
         self.counts: list[int] = []
+        #: The fsspec file system the record files are on; None for local paths (mapped).
+        self.filesystem: Any = None
+        self.block_bytes = block_bytes
         if _is_files(source):
-            self.paths = shard_paths(source)  # type: ignore[arg-type]
-            self.counts = [record_count(path) for path in self.paths]
+            items = [source] if isinstance(source, str | os.PathLike) else list(source)  # type: ignore[arg-type]
+            if filesystem is not None or any(is_url(item) for item in items):
+                self.filesystem, self.paths = _remote_paths(items, filesystem, storage_options)
+                self.counts = [remote_record_count(self.filesystem, p) for p in self.paths]
+            else:
+                self.paths = shard_paths(items)
+                self.counts = [record_count(path) for path in self.paths]
         else:
             if shuffle or balance != "split":
                 raise ArgumentError(
@@ -213,7 +238,7 @@ class DatasetCore:
     def _iter_files(self, worker: int, workers: int, start: int) -> Iterator[list[Any]]:
         assert self.paths is not None
         lo, hi = rank_range(sum(self.counts), self.rank, self.world_size, self.balance)
-        opened: dict[int, RecordFile] = {}
+        opened: dict[int, RecordFile | StreamedRecords] = {}
         try:
             runs = segments(
                 self.counts,
@@ -234,15 +259,31 @@ class DatasetCore:
                     continue
                 records = opened.get(shard)
                 if records is None:
-                    records = RecordFile(self.paths[shard], extended=self.extended, text=self.text)
+                    records = self._open(self.paths[shard])
                     opened[shard] = records
-                for k in mine.tolist():
-                    values = records[int(indices[k])]
+                wanted = indices[mine].tolist()
+                if isinstance(records, StreamedRecords):
+                    decoded: Iterator[list[Any]] = records.take(wanted)
+                else:
+                    decoded = (records[i] for i in wanted)
+                for k, values in zip(mine.tolist(), decoded, strict=True):
                     self._position = first + k + 1
                     yield self._finish(values)
         finally:
             for records in opened.values():
                 records.close()
+
+    def _open(self, path: str) -> RecordFile | StreamedRecords:
+        """A shard of this pass: mapped when local, else streamed in blocks (own handle)."""
+        if self.filesystem is None:
+            return RecordFile(path, extended=self.extended, text=self.text)
+        return StreamedRecords(
+            self.filesystem,
+            path,
+            block_bytes=self.block_bytes,
+            extended=self.extended,
+            text=self.text,
+        )
 
     def _iter_stream(self, worker: int, workers: int, start: int) -> Iterator[list[Any]]:
         source = self.source
@@ -255,6 +296,25 @@ class DatasetCore:
             values = decode_list(blob, extended=self.extended, text=self.text)
             self._position = position + 1
             yield self._finish(values)
+
+
+def _remote_paths(
+    items: list[Any], filesystem: Any, storage_options: Mapping[str, Any] | None
+) -> tuple[Any, list[str]]:
+    """The one fsspec file system ``items`` are on, and the record files they name on it."""
+    from wireplan.core import remote
+
+    fs: Any = None
+    paths: list[str] = []
+    for item in items:
+        found, path = remote.resolve(os.fspath(item), filesystem, storage_options)
+        if fs is not None and found != fs:
+            raise ArgumentError(
+                f"the record files must be on one file system: {item!r} is not on {fs.protocol}"
+            )
+        fs = found
+        paths += remote_shard_paths(fs, path)
+    return fs, paths
 
 
 def _is_files(source: Any) -> bool:

@@ -20,11 +20,12 @@ truncated.
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import struct
 from collections.abc import Iterable, Iterator
-from typing import Any, Final
+from typing import IO, Any, Final
 
 from wireplan.core.buffers import MappedFile
 from wireplan.core.closing import Closing
@@ -36,6 +37,7 @@ __all__ = [
     "RECORD_MAGIC",
     "RECORD_VERSION",
     "RecordFile",
+    "StreamedRecords",
     "read_records",
     "record_count",
     "shard_paths",
@@ -252,3 +254,188 @@ def read_records(
     """
     with RecordFile(path, copy=copy, extended=extended, text=text) as f:
         yield from f
+
+
+# --- record files on an fsspec file system ----------------------------------------------
+
+#: Bytes read at once from a file system (one request on an object store).
+BLOCK_BYTES: Final = 8 << 20
+# What an unwanted record's length field needs at most: its padding, then 8 bytes.
+_PROBE: Final = ALIGNMENT + _U64.size
+
+
+def is_url(source: object) -> bool:
+    """Whether ``source`` is an fsspec URL (``memory://x``, ``simplecache::s3://b/k``)."""
+    return isinstance(source, str) and ("://" in source or "::" in source)
+
+
+def remote_shard_paths(fs: Any, source: str | Iterable[str]) -> list[str]:
+    """:func:`shard_paths` on an fsspec file system: paths on ``fs``, sorted per item."""
+    from wireplan.core import remote
+
+    if not isinstance(source, str):
+        return [p for item in source for p in remote_shard_paths(fs, item)]
+
+    def is_records(path: str) -> bool:
+        with remote.opened(fs, path) as f:
+            return remote.read_at(f, 0, len(RECORD_MAGIC)) == RECORD_MAGIC
+
+    return remote.expand(fs, fs._strip_protocol(source), is_records)
+
+
+def remote_record_count(fs: Any, path: str) -> int:
+    """:func:`record_count` of a file on an fsspec file system (one 24-byte range read)."""
+    from wireplan.core import remote
+
+    with remote.opened(fs, path) as f:
+        size = f.seek(0, os.SEEK_END)
+        head = remote.read_at(f, 0, _RECORD_HEAD_SIZE)
+    try:
+        count = _record_head(memoryview(head))
+        _check_count(count, size)
+    except DecodeError as exc:
+        raise type(exc)(f"{remote.url(fs, path)}: {exc.reason}", exc.offset) from None
+    return count
+
+
+class StreamedRecords(Closing):
+    """A record file on an fsspec file system, read front to back in large blocks.
+
+    :meth:`take` yields the records asked for, in the order asked: it scans
+    the file from the start (or from where the last scan stopped, when the
+    indices go on from there) reading ``block_bytes`` at a time, decodes the
+    wanted records it passes and holds them until their turn (a shuffle
+    window's worth at most, for the dataset's order).  A wanted record that
+    does not fit the block is read in one request of its own; an unwanted
+    one is not read, and when records average over 1/64 of a block the
+    next length field is read alone (a probe) rather than a block.  Records
+    before the first wanted one are passed the same way (there is no index).
+    One open file for the object's life; the file is checked as far as it
+    is read, errors carrying the file's byte offsets.
+    """
+
+    def __init__(
+        self,
+        fs: Any,
+        path: str,
+        *,
+        block_bytes: int = BLOCK_BYTES,
+        extended: bool = False,
+        text: bool = True,
+    ) -> None:
+        from wireplan.core import remote
+
+        self._remote = remote
+        self.fs, self.path, self.url = fs, path, remote.url(fs, path)
+        self.block_bytes, self.extended, self.text = block_bytes, extended, text
+        self._cm: contextlib.AbstractContextManager[IO[bytes]] | None = remote.opened(fs, path)
+        self._file = self._cm.__enter__()
+        try:
+            self.size = int(self._file.seek(0, os.SEEK_END))
+            self._buf, self._buf_at = memoryview(b""), 0
+            self._count = _record_head(self._read(0, max(block_bytes, _RECORD_HEAD_SIZE)))
+            _check_count(self._count, self.size)
+        except DecodeError as exc:
+            self.close()
+            raise type(exc)(f"{self.url}: {exc.reason}", exc.offset) from None
+        except BaseException:
+            self.close()
+            raise
+        self._mean = (self.size - _RECORD_HEAD_SIZE) // max(self._count, 1)
+        self._restart()
+
+    def __len__(self) -> int:
+        return self._count
+
+    def _restart(self) -> None:
+        self._pos, self._next = _RECORD_HEAD_SIZE, 0
+
+    def _read(self, at: int, size: int) -> memoryview:
+        """Bytes ``[at, at + size)`` (clamped to the file) as the current block."""
+        size = min(size, self.size - at)
+        try:
+            data = self._remote.read_at(self._file, at, size)
+        except OSError as exc:
+            raise self._remote.refused(self.fs, self.path, exc) from None
+        if len(data) != size:
+            raise DecodeError(
+                f"{self.url}: truncated: the file ends at byte {at + len(data)}, not {self.size}",
+                at + len(data),
+            )
+        self._buf, self._buf_at = memoryview(data), at
+        return self._buf
+
+    def _has(self, start: int, end: int) -> bool:
+        return self._buf_at <= start and end <= self._buf_at + self._buf.nbytes
+
+    def take(self, indices: Iterable[int]) -> Iterator[list[Any]]:
+        """Decode the records ``indices`` (each ``0 <= i < len(self)``), in that order."""
+        order = list(indices)
+        pending = set(order)
+        held: dict[int, list[Any]] = {}
+        if order and min(order) < self._next:
+            self._restart()
+        for index in order:
+            while index not in held:
+                self._scan(pending, held)
+            pending.discard(index)
+            yield held.pop(index)
+
+    def _scan(self, pending: set[int], held: dict[int, list[Any]]) -> None:
+        """Pass the next record (reading a block when needed); hold it if pending."""
+        index, pos = self._next, self._pos
+        if index >= self._count:
+            raise DecodeError(
+                f"{self.url}: the header declares {self._count} records, more were asked for",
+                16,
+            )
+        at = _record_length_at(pos)
+        if at + _U64.size > self.size:
+            raise DecodeError(
+                f"{self.url}: truncated: record {index}'s length field ends at byte {at + 8}, "
+                f"the file at {self.size}",
+                self.size,
+            )
+        wanted = index in pending
+        if not self._has(pos, at + _U64.size):
+            # A wanted record, or small ones: a block (an average record at least);
+            # an unwanted large one: its length field alone.
+            if wanted:
+                size = max(self.block_bytes, self._mean + _PROBE)
+            else:
+                size = self.block_bytes if self._mean * 64 < self.block_bytes else _PROBE
+            self._read(pos, max(size, at + _U64.size - pos))
+        buf, base = self._buf, self._buf_at
+        bad = _first_nonzero(buf, pos - base, at - base) if at > pos else None
+        if bad is not None:
+            raise DecodeError(f"{self.url}: non-zero padding before record {index}", bad + base)
+        (length,) = _U64.unpack_from(buf, at - base)
+        start = at + _U64.size
+        if length > self.size - start:
+            raise LimitError(
+                f"{self.url}: record {index} declares {length} bytes, only "
+                f"{self.size - start} remain",
+                at,
+            )
+        end = start + length
+        if wanted:
+            if not self._has(start, end):
+                self._read(start, max(length, self.block_bytes))
+                buf, base = self._buf, self._buf_at
+            try:
+                held[index] = _decode_list_at(
+                    buf, start - base, end - base, True, self.extended, self.text
+                )
+            except DecodeError as exc:
+                moved = type(exc)(
+                    f"{self.url}: {exc.reason}",
+                    None if exc.offset is None else exc.offset + base,
+                    exc.path,
+                )
+                raise moved.under(f"[{index}]") from None
+        self._pos, self._next = end, index + 1
+
+    def close(self) -> None:
+        cm, self._cm = getattr(self, "_cm", None), None
+        if cm is not None:
+            cm.__exit__(None, None, None)

@@ -9,7 +9,9 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-from collections.abc import Iterable
+import shutil
+import tempfile
+from collections.abc import Iterable, Mapping
 from types import TracebackType
 from typing import IO, Any
 
@@ -24,6 +26,7 @@ from wireplan.evalue._records import (
     RECORD_MAGIC,
     RECORD_VERSION,
     _record_length_at,
+    is_url,
 )
 
 __all__ = ["RecordWriter"]
@@ -56,6 +59,14 @@ class RecordWriter:
     the writer: the error propagates, and :meth:`write` and :meth:`close`
     then raise :class:`~wireplan.errors.ArgumentError` (a ``ValueError``)
     instead of publishing a damaged file.
+
+    ``path`` may be an fsspec URL (``"s3://bucket/train.evr"``), or a path on
+    ``filesystem`` (an fsspec file system; ``storage_options`` go to a URL's).
+    On the local disk (``file://``) nothing changes.  Elsewhere each file is
+    written to a local temporary folder, then copied to a temporary name
+    beside its target and moved into place when finished: the target never
+    holds part of a file (on object stores the move is a copy; the new
+    object appears whole).  :attr:`paths` are then URLs.
     """
 
     def __init__(
@@ -65,6 +76,8 @@ class RecordWriter:
         extended: bool = False,
         shard_bytes: int | None = None,
         durable: bool = True,
+        filesystem: Any = None,
+        storage_options: Mapping[str, Any] | None = None,
     ) -> None:
         self.extended = extended
         self.durable = durable
@@ -73,6 +86,17 @@ class RecordWriter:
         self._pattern: str | None = None
         self._shard_bytes = shard_bytes
         self._done: list[str] = []
+        self._fs: Any = None
+        self._stage: str | None = None
+        if filesystem is not None or is_url(path):
+            from wireplan.core import remote
+
+            fs, where = remote.resolve(os.fspath(path), filesystem, storage_options)
+            if remote.is_local(fs):
+                path = where  # the local disk: written in place, atomically, as a path is
+            else:
+                self._fs, path = fs, remote.url(fs, where)
+                self._stage = tempfile.mkdtemp(prefix="wireplan-records-")
         if shard_bytes is None:
             self.path = os.fspath(path)
         else:
@@ -85,10 +109,18 @@ class RecordWriter:
     def _open_file(self) -> None:
         self._pos = 0
         self._in_file = 0
-        _make_folders(self.path, self.durable)
-        self._cm = atomic_open(self.path, durable=self.durable)
+        if self._fs is None:
+            _make_folders(self.path, self.durable)
+        self._cm = atomic_open(self._local(), durable=self.durable and self._fs is None)
         self._file: IO[bytes] | None = self._cm.__enter__()
         self._put(_RECORD_HEAD.pack(RECORD_MAGIC, RECORD_VERSION, 0, 0, 0))
+
+    def _local(self) -> str:
+        """Where the file being written is on the local disk (its staging copy, for a URL)."""
+        if self._fs is None:
+            return self.path
+        assert self._stage is not None
+        return os.path.join(self._stage, f"{len(self._done)}.evr")
 
     @property
     def count(self) -> int:
@@ -161,7 +193,15 @@ class RecordWriter:
             if self._failed is not None:
                 raise self._closed_error()
             return
-        self._finish_file()
+        try:
+            self._finish_file()
+        finally:
+            self._unstage()
+
+    def _unstage(self) -> None:
+        stage, self._stage = self._stage, None
+        if stage is not None:
+            shutil.rmtree(stage, ignore_errors=True)
 
     def _finish_file(self) -> None:
         f = self._file
@@ -180,11 +220,25 @@ class RecordWriter:
         except BaseException as exc:  # the temporary file is gone, the old file untouched
             self._failed = exc
             raise
+        if self._fs is not None:
+            from wireplan.core import remote
+
+            local = self._local()
+            try:
+                remote.publish(local, self._fs, self._fs._strip_protocol(self.path))
+            except BaseException as exc:
+                self._failed = exc
+                self._unstage()
+                raise
+            finally:
+                with contextlib.suppress(OSError):
+                    os.remove(local)
         self._done.append(self.path)
 
     def abort(self) -> None:
         """Discard everything written; an old file at ``path`` stays as it was."""
         if self._file is None:
+            self._unstage()
             return
         self._file = None
         exc = _Aborted()
@@ -192,6 +246,7 @@ class RecordWriter:
         # the temporary file is removed all the same.
         with contextlib.suppress(OSError):
             self._cm.__exit__(_Aborted, exc, None)
+        self._unstage()
 
     def __enter__(self) -> RecordWriter:
         return self
@@ -209,7 +264,7 @@ class RecordWriter:
 
     def __del__(self) -> None:
         # Never publish a half-written file because a writer was dropped.
-        if getattr(self, "_file", None) is not None:
+        if getattr(self, "_file", None) is not None or getattr(self, "_stage", None):
             with contextlib.suppress(Exception):
                 self.abort()
 
