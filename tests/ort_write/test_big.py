@@ -203,9 +203,9 @@ def test_optimized_past_2_gib(folder: Path, model: tuple[Path, dict[str, Any]]) 
 
 
 @pytest.fixture(scope="module")
-def inline_ort(folder: Path, model: tuple[Path, dict[str, Any]]) -> Iterator[Path]:
-    """An .ort of 1.2 GB without external data (half of the weights, ``y`` only): .ort ->
-    .onnx with external data then has no companion to link and writes every payload."""
+def half_onnx(folder: Path, model: tuple[Path, dict[str, Any]]) -> Iterator[Path]:
+    """An .onnx of 1.2 GB (half of the weights, ``y`` only) over the first weights of
+    big.onnx.data: no byte copied."""
     src, _ = model
     m = onnx.load(str(src), load_external_data=False)
     half = big.TENSORS // 2
@@ -214,14 +214,40 @@ def inline_ort(folder: Path, model: tuple[Path, dict[str, Any]]) -> Iterator[Pat
     graph = h.make_graph(
         nodes, "half", list(m.graph.input), [m.graph.output[0]], list(m.graph.initializer[:half])
     )
-    part = folder / "half.onnx"  # over the first weights of big.onnx.data: no byte copied
+    part = folder / "half.onnx"
     onnx.save(h.make_model(graph, opset_imports=list(m.opset_import), ir_version=8), str(part))
-    dst = folder / "half.ort"
-    writer.convert_onnx_to_ort(part, dst, durable=False)
+    yield part
     part.unlink()
+
+
+@pytest.fixture(scope="module")
+def inline_ort(folder: Path, half_onnx: Path) -> Iterator[Path]:
+    """An .ort of 1.2 GB without external data: .ort -> .onnx with external data then has
+    no companion to link and writes every payload."""
+    dst = folder / "half.ort"
+    writer.convert_onnx_to_ort(half_onnx, dst, durable=False)
     assert dst.stat().st_size > 1.1e9
     yield dst
     dst.unlink()
+
+
+def test_optimized_between_half_and_one_and_a_half_gib(
+    folder: Path, model: tuple[Path, dict[str, Any]], half_onnx: Path
+) -> None:
+    """1.2 GB, where onnxruntime would build its .ort in memory (1.8 GiB peak RSS): from
+    1.20 on, the fixed style takes the external route and stays under 1 GiB."""
+    _, feeds = model
+    dst = folder / "half-opt.ort"
+    try:
+        rss, _ = big.convert_in_subprocess(half_onnx, dst, route="optimized")
+        if peer.RELEASE >= (1, 20):
+            assert rss < GiB, mib(rss)
+        assert same(
+            session(dst, graph_optimization_level=OFF).run(None, feeds), run(half_onnx, feeds)
+        )
+    finally:
+        for f in ("half-opt.ort", "half-opt.ort.data"):
+            (folder / f).unlink(missing_ok=True)
 
 
 @pytest.mark.parametrize("threads", [2, None], ids=["threads=2", "serial"])

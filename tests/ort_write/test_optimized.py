@@ -285,6 +285,45 @@ def test_large_models_go_through_an_onnx_with_external_data(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["direct.ort", "via.ort"]
 
 
+def test_past_the_memory_limit_the_fixed_style_goes_external(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, smart_turn: Path
+) -> None:
+    """onnxruntime builds the .ort it writes in memory, so past ``_MEMORY_ROUTE_LIMIT`` bytes
+    of weights the fixed style takes the external route, where onnxruntime saves external
+    initializers (1.20 on); at the limit, and in the runtime style, the .ort route; both
+    routes give the same nodes and outputs (the route's RSS: ``test_big.py``)."""
+    m = shipped.MODELS["smart-turn-v3.2-cpu"]
+    src = smart_turn
+    if refused_alike(src, tmp_path / "at.ort"):
+        return
+    as_ort: list[bool] = []
+    real = optimize._optimize
+
+    def spy(s: Path, d: Path, **settings: Any) -> None:
+        as_ort.append(settings["as_ort"])
+        real(s, d, **settings)
+
+    monkeypatch.setattr(optimize, "_optimize", spy)
+    nbytes = optimize._weight_bytes(src)
+    for limit, name, style in (
+        (nbytes, "at.ort", "fixed"),
+        (nbytes - 1, "past.ort", "fixed"),
+        (0, "runtime.ort", "runtime"),
+    ):
+        monkeypatch.setattr(optimize, "_MEMORY_ROUTE_LIMIT", limit)
+        wireplan.ort.convert(
+            src, tmp_path / name, optimization=style, format_version=FORMAT_VERSION
+        )
+    assert as_ort == [True, peer.RELEASE < (1, 20), True]
+    with load(tmp_path / "at.ort") as a, load(tmp_path / "past.ort") as b:
+        assert {p: g[0] for p, g in graph_of(a).items()} == {
+            p: g[0] for p, g in graph_of(b).items()
+        }
+    feeds = shipped.feeds(m)
+    assert same(run(tmp_path / "past.ort", feeds, False), run(tmp_path / "at.ort", feeds, False))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["at.ort", "past.ort", "runtime.ort"]
+
+
 def test_options_that_do_not_apply_are_argument_errors(tmp_path: Path) -> None:
     src = tmp_path / "m.onnx"
     src.write_bytes(models.many_nodes(4).SerializeToString())

@@ -19,14 +19,16 @@ converter's session settings); the writing is wireplan's planned writer, with it
 
 - onnxruntime writes the optimized .ort itself, in a temporary folder beside ``dst``, and
   the writer re-plans it as it re-writes any .ort: the graph, its typed values, runtime
-  optimization records and kernel type string resolver as onnxruntime made them.  This is
-  the route for models up to 1.5 GiB of weights (onnxruntime's FlatBuffers builder stops
-  at 2 GiB, and constant folding can grow the weights);
+  optimization records and kernel type string resolver as onnxruntime made them.
+  onnxruntime builds that .ort in memory (peak RSS about 1.5x the weights), and its
+  FlatBuffers builder stops at 2 GiB (constant folding can grow the weights): this is the
+  route up to 1.5 GiB of weights, and in the fixed style with onnxruntime 1.20 or later up
+  to 512 MiB, for a peak under 1 GiB;
 - larger models, in the fixed style: onnxruntime saves the optimized graph as an .onnx
-  whose initializers of 1 KiB or more sit in an external file (no protobuf past 2 GiB),
-  and the writer plans the .ort from that, typing what onnxruntime left untyped
-  (:mod:`wireplan.ort.value_types`).  Runtime records exist only in an .ort that
-  onnxruntime writes, so the runtime style stops at its limit.
+  whose initializers of 1 KiB or more sit in an external file (no protobuf past 2 GiB;
+  1.15 ignores the setting), and the writer plans the .ort from that, typing what
+  onnxruntime left untyped (:mod:`wireplan.ort.value_types`).  Runtime records exist only
+  in an .ort that onnxruntime writes, so the runtime style stops at 1.5 GiB.
 """
 
 from __future__ import annotations
@@ -94,15 +96,15 @@ def convert_optimized(
     level = DEFAULT_LEVEL if level is None else level
     with open(src, "rb"):  # a missing file or a folder: the OSError of opening it
         pass
-    large = _weight_bytes(src) > _ORT_ROUTE_LIMIT
-    if large and optimization == "runtime":
+    nbytes = _weight_bytes(src)
+    if nbytes > _ORT_ROUTE_LIMIT and optimization == "runtime":
         raise ArgumentError(
             "optimization 'runtime' saves records only in an .ort that onnxruntime writes "
             "itself, which cannot pass 2 GiB; this model is larger: use 'fixed'"
         )
     folder = Path(dst).resolve().parent
     with tempfile.TemporaryDirectory(dir=folder, prefix=".wireplan-optimize-") as tmp:
-        if large:
+        if nbytes > _route_limit(optimization):
             optimized = Path(tmp) / "optimized.onnx"
             weights = optimized.with_name(optimized.name + ".data")
             _optimize(
@@ -143,6 +145,19 @@ def _optimize(src: str | os.PathLike[str], dst: Path, **settings: Any) -> None:
 # Past this many bytes of weights the optimized graph goes through an .onnx with external
 # data (onnxruntime writes no .ort past 2 GiB; constant folding may add weights).
 _ORT_ROUTE_LIMIT = 3 << 29  # 1.5 GiB
+# onnxruntime builds the .ort it writes in memory: its peak RSS was 940 MiB at 0.6 GB of
+# weights, 1.8 GiB at 1.2 GB.  Past this, the fixed style takes the external route (272 MiB
+# at 1.2 GB) where onnxruntime saves external initializers (1.20 on; 1.15 ignores the keys).
+_MEMORY_ROUTE_LIMIT = 1 << 29  # 512 MiB
+_EXTERNAL_SINCE = (1, 20)
+
+
+def _route_limit(optimization: str) -> int:
+    """The bytes of weights past which ``optimization`` takes the external route (without
+    onnxruntime, any: optimizing then says what is missing)."""
+    if optimization == "fixed" and door.available() and door.release_of() >= _EXTERNAL_SINCE:
+        return min(_ORT_ROUTE_LIMIT, _MEMORY_ROUTE_LIMIT)
+    return _ORT_ROUTE_LIMIT
 
 
 # How an external data reference starts in an .onnx: the key "location" of a
