@@ -151,7 +151,8 @@ def _loaders(stored: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _epoch(loader: Any, count: int, elements: int) -> float:
+def epoch(loader: Any, count: int, elements: int) -> float:
+    """Seconds for one pass of ``loader``, checking it gave ``count`` records of ``elements``."""
     start = time.perf_counter()
     seen = 0
     for tensor, labels in loader:
@@ -176,11 +177,11 @@ def measure(repeat: int) -> dict[str, Any]:
             loaders = _loaders(stored)
             times: dict[str, list[float]] = {name: [] for name in FORMATS}
             for name in FORMATS:  # warm up: start the workers, fill the page cache
-                _epoch(loaders[name], count, elements)
+                epoch(loaders[name], count, elements)
             for r in range(repeat):
                 order = FORMATS[r % 3 :] + FORMATS[: r % 3]
                 for name in order:
-                    times[name].append(_epoch(loaders[name], count, elements))
+                    times[name].append(epoch(loaders[name], count, elements))
             del loaders
             runs.append(
                 {

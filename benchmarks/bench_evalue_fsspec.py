@@ -37,12 +37,12 @@ import statistics
 import sys
 import tarfile
 import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import report
+from bench_evalue_dataset import epoch
 
 FORMATS = ("evalue-file", "evalue-memory", "evalue-path", "torch.save", "pickle", "tar")
 LABELS = {
@@ -177,17 +177,6 @@ def _datasets(stored: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _epoch(loader: Any, count: int, elements: int) -> float:
-    start = time.perf_counter()
-    seen = 0
-    for tensor, labels in loader:
-        seen += len(labels)
-        assert tensor.shape == (len(labels), elements)
-    elapsed = time.perf_counter() - start
-    assert seen == count, (seen, count)
-    return elapsed
-
-
 def measure(repeat: int) -> dict[str, Any]:
     import fsspec
     import numpy as np
@@ -214,11 +203,11 @@ def measure(repeat: int) -> dict[str, Any]:
                 }
                 times: dict[str, list[float]] = {name: [] for name in FORMATS}
                 for name in FORMATS:  # warm up: start the workers, fill the page cache
-                    _epoch(loaders[name], count, elements)
+                    epoch(loaders[name], count, elements)
                 for r in range(repeat):
                     k = r % len(FORMATS)
                     for name in FORMATS[k:] + FORMATS[:k]:
-                        times[name].append(_epoch(loaders[name], count, elements))
+                        times[name].append(epoch(loaders[name], count, elements))
                 del loaders
                 runs.append(
                     {"elements": elements, "count": count, "workers": workers, "times": times}

@@ -107,11 +107,17 @@ def record_count(path: str | os.PathLike[str]) -> int:
     with open(path, "rb") as f:
         head = f.read(_RECORD_HEAD_SIZE)
         size = os.fstat(f.fileno()).st_size
+    return _counted(head, size, os.fspath(path))
+
+
+def _counted(head: bytes, size: int, name: str) -> int:
+    """The record count in ``head`` (a file's first bytes), checked against the file's
+    ``size``; an error names the file ``name``."""
     try:
         count = _record_head(memoryview(head))
         _check_count(count, size)
     except DecodeError as exc:
-        raise type(exc)(f"{os.fspath(path)}: {exc.reason}", exc.offset) from None
+        raise type(exc)(f"{name}: {exc.reason}", exc.offset) from None
     return count
 
 
@@ -290,12 +296,7 @@ def remote_record_count(fs: Any, path: str) -> int:
     with remote.opened(fs, path) as f:
         size = f.seek(0, os.SEEK_END)
         head = remote.read_at(f, 0, _RECORD_HEAD_SIZE)
-    try:
-        count = _record_head(memoryview(head))
-        _check_count(count, size)
-    except DecodeError as exc:
-        raise type(exc)(f"{remote.url(fs, path)}: {exc.reason}", exc.offset) from None
-    return count
+    return _counted(head, size, remote.url(fs, path))
 
 
 class StreamedRecords(Closing):
