@@ -409,17 +409,7 @@ def test_hostile_tensor_headers(
 
 
 @SLOW
-@given(
-    entries=st.lists(
-        st.tuples(
-            st.sampled_from([0, 15, 16, 17, 32, 48, 2**32, 2**63, 2**64 - 1]),
-            st.sampled_from([0, 1, 9, 2**31, 2**63, 2**64 - 1]),
-        ),
-        max_size=4,
-    ),
-    count_delta=st.sampled_from([0, 1, 2**40]),
-    body=st.binary(max_size=32),
-)
+@given(**bad_input.HOSTILE_LIST_TABLES)
 def test_hostile_list_tables(
     entries: list[tuple[int, int]], count_delta: int, body: bytes, driver: Path, scratch: Path
 ) -> None:

@@ -231,18 +231,22 @@ def test_hostile_tensor_headers(
         assert nbytes <= len(tail)
 
 
-@settings(max_examples=200, deadline=None)
-@given(
-    entries=st.lists(
+# A list table's (offset, size) entries, count and body at the edges of their ranges.
+HOSTILE_LIST_TABLES = {
+    "entries": st.lists(
         st.tuples(
             st.sampled_from([0, 15, 16, 17, 32, 48, 2**32, 2**63, 2**64 - 1]),
             st.sampled_from([0, 1, 9, 2**31, 2**63, 2**64 - 1]),
         ),
         max_size=4,
     ),
-    count_delta=st.sampled_from([0, 1, 2**40]),
-    body=st.binary(max_size=32),
-)
+    "count_delta": st.sampled_from([0, 1, 2**40]),
+    "body": st.binary(max_size=32),
+}
+
+
+@settings(max_examples=200, deadline=None)
+@given(**HOSTILE_LIST_TABLES)
 def test_hostile_list_tables(entries: list[tuple[int, int]], count_delta: int, body: bytes) -> None:
     blob = struct.pack(">4sHHQ", b"WPEL", 1, 0, len(entries) + count_delta)
     blob += b"".join(struct.pack(">QQ", off, n) for off, n in entries) + body
