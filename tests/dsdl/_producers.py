@@ -7,9 +7,11 @@ make the headers are in conftest.py.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -173,13 +175,32 @@ def nnvg_path() -> str:
 NNVG_CPP = ["--experimental-languages", "--target-language", "cpp", "--language-standard"]
 
 
+# nunavut 3.1.0's built-in cetl++14-17 options name cetl::variable_length_array, which no CETL
+# release has (CETL's class is VariableLengthArray; nunavut's main branch has this fix): the
+# override that makes its output build with CETL (tests/dsdl/cetl).
+NNVG_CETL_FIX = {
+    "nunavut.lang.cpp": {
+        "defaults": {
+            "cetl++14-17": {
+                "variable_array_type_template": "cetl::VariableLengthArray<{TYPE}, {REBIND_ALLOCATOR}>"
+            }
+        }
+    }
+}
+
+
 def run_nnvg(
     out: Path, targets: list[str], lookup: list[Path], language: str = "c", standard: str = "c++17"
 ) -> None:
     nnvg = _need(shutil.which(nnvg_path()), f"nunavut's nnvg ({nnvg_path()})")
     lang = [*NNVG_CPP, standard] if language == "cpp" else ["--target-language", "c"]
-    cmd = [nnvg, *lang, "--outdir", str(out)]
-    for d in lookup:
-        cmd += ["--lookup-dir", str(d)]
-    done = subprocess.run([*cmd, *targets], capture_output=True, text=True)
+    with tempfile.TemporaryDirectory(prefix="nnvg-") as tmp:
+        if language == "cpp" and standard == "cetl++14-17":
+            fix = Path(tmp) / "cetl.json"
+            fix.write_text(json.dumps(NNVG_CETL_FIX))
+            lang += ["--configuration", str(fix)]  # takes every argument up to the next option
+        cmd = [nnvg, *lang, "--outdir", str(out)]
+        for d in lookup:
+            cmd += ["--lookup-dir", str(d)]
+        done = subprocess.run([*cmd, *targets], capture_output=True, text=True)
     assert done.returncode == 0, f"{' '.join(cmd)}\n{done.stderr[-6000:]}"

@@ -153,13 +153,34 @@ def wireplan_cpp_pmr_headers(
 
 
 @pytest.fixture(scope="session")
+def wireplan_cpp_cetl_headers(
+    tmp_path_factory: pytest.TempPathFactory, all_types: list[Any]
+) -> Headers:
+    """wireplan's C++ headers with CETL's containers and allocator (``cetl++14-17``)."""
+    return _wireplan_cpp(tmp_path_factory, all_types, "cetl++14-17")
+
+
+@pytest.fixture(scope="session")
+def nunavut_cpp_cetl_headers(
+    tmp_path_factory: pytest.TempPathFactory, all_types: list[Any]
+) -> Headers:
+    """nunavut 3.1's ``cetl++14-17`` headers of the corner namespace and of the subset of
+    uavcan and reg (with the CETL name fix of _producers.NNVG_CETL_FIX)."""
+    return _nunavut_cpp(tmp_path_factory, all_types, "cetl++14-17")
+
+
+@pytest.fixture(scope="session")
 def nunavut_cpp_headers(tmp_path_factory: pytest.TempPathFactory, all_types: list[Any]) -> Headers:
     """nunavut 3.1's C++17 headers of the corner namespace and of the subset of uavcan and reg."""
-    out = tmp_path_factory.mktemp("nunavut-cpp")
+    return _nunavut_cpp(tmp_path_factory, all_types, "c++17")
+
+
+def _nunavut_cpp(tmp: pytest.TempPathFactory, all_types: list[Any], standard: str) -> Headers:
+    out = tmp.mktemp(f"nunavut-{standard}")
     public = UAVCAN.parent
     targets = [f"{public / p.split('/')[0]}:{p.split('/', 1)[1]}" for p in PEER_SUBSET]
-    run_nnvg(out, targets, [UAVCAN, REG], "cpp")
-    run_nnvg(out, [str(CORNER)], [], "cpp")
+    run_nnvg(out, targets, [UAVCAN, REG], "cpp", standard)
+    run_nnvg(out, [str(CORNER)], [], "cpp", standard)
     covered = [t for t in all_types if (out / cpp_parts(t)[2]).exists()]
     return Headers("nunavut", out, covered, "cpp")
 

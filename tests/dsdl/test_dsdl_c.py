@@ -304,6 +304,7 @@ def _need_tool(name: str) -> str:
 # output needs); "clang" builds with clang / clang++, the others with gcc / g++.
 CPP_STD = "-std=c++17"
 SHIM_DIR = C_DIR / "shim"
+CETL_INCLUDE = C_DIR.parent / "cetl" / "include"
 
 
 def _compilers(target: Target | None, clang: bool) -> tuple[str, str]:
@@ -347,8 +348,9 @@ def build_harness(
     (folder / "index.c").write_text("".join(index))
     flags = [*cflags, opt, *(f"-D{d}" for d in defines), f"-I{headers.out}", f"-I{C_DIR}"]
     # the table uses every type, the deprecated ones too (a use warns, as in nunavut's C++)
+    shim = [] if CETL[0] in extra else [f"-I{SHIM_DIR}"]  # CETL itself, or the shim
     cxxflags = [f for f in flags if f != "-std=c11"] + [
-        CPP_STD, "-pedantic", "-Wno-deprecated-declarations", f"-I{SHIM_DIR}", *extra
+        CPP_STD, "-pedantic", "-Wno-deprecated-declarations", *shim, *extra
     ]  # fmt: skip
     ext = ".cpp" if cpp else ".c"
     sources = [folder / f"part0{ext}", folder / f"part1{ext}", folder / "index.c",
@@ -411,6 +413,7 @@ class Build:
 
 
 NO_EXCEPTIONS = ("-fno-exceptions", "-fno-rtti")
+CETL = ("-DHARNESS_CETL", f"-I{CETL_INCLUDE}")  # CETL's headers, vendored (tests/dsdl/cetl)
 CPP20 = "-std=c++20"  # after -std=c++17: the headers are C++17 and build as C++20 too
 # wireplan's fast path as a release build compiles it, its portable path, and nunavut's
 # headers, which check the harness itself (gcc 12 rejects nunavut's C at -O2 with -Werror: a
@@ -429,6 +432,12 @@ BUILDS: dict[str, Build] = {
     "cpp_pmr": Build("wireplan_cpp_pmr", False, "-O2", extra=NO_EXCEPTIONS),
     # C++14 (nunavut's default standard): unions over the support header's own variant
     "cpp14": Build("wireplan_cpp14", False, "-O2", extra=("-std=c++14",)),
+    # CETL's containers and allocator (cetl++14-17, libcyphal's flavour): C++14, where CETL's
+    # own variant and allocator are used, and C++17 without exceptions, where its arrays stop
+    # at their capacity instead of throwing
+    "cpp_cetl": Build("wireplan_cpp_cetl", False, "-O2", extra=(*CETL, "-std=c++14")),
+    "cpp_cetl17": Build("wireplan_cpp_cetl", False, "-O2", extra=(*CETL, *NO_EXCEPTIONS)),
+    "nunavut_cpp_cetl": Build("nunavut_cpp_cetl", False, "-O0", extra=(*CETL, "-std=c++14")),
 }
 # Every real target, C and C++, with the fast build (the headers choose their path by the
 # target's byte order) and the portable path forced.
@@ -525,8 +534,10 @@ def test_round_trips(
 def test_same_outcomes_as_nunavut(harness_runs: Callable[[str], Run], build: str) -> None:
     """Where pydsdl leaves room (bytes consumed, which error, a buffer between the message's
     size and the largest), wireplan's headers answer what nunavut's answer, case by case (C++
-    builds against nunavut's C++ output)."""
-    theirs = harness_runs("nunavut_cpp" if BUILDS[build].cpp else "nunavut")
+    builds against nunavut's C++ output, CETL ones against its cetl++14-17 output)."""
+    spec = BUILDS[build]
+    peer_build = "nunavut_cpp" if spec.cpp else "nunavut"
+    theirs = harness_runs(peer_build + ("_cetl" if spec.producer.endswith("_cetl") else ""))
     mine = harness_runs(build)
     peer = {c_name(t) for t in theirs.headers.types}
     ours = [(c, line) for (c, _), line in zip(mine.cases, mine.lines, strict=True)]

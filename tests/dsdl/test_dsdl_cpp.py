@@ -27,7 +27,16 @@ import pytest
 
 from ._producers import Headers, _need, run_nnvg
 from ._support import CORNER, REG, UAVCAN
-from .test_dsdl_c import C_DIR, CFLAGS, GENERIC_MACRO, SHIM_DIR, _app_oracle, _compile, run_exe
+from .test_dsdl_c import (
+    C_DIR,
+    CETL_INCLUDE,
+    CFLAGS,
+    GENERIC_MACRO,
+    SHIM_DIR,
+    _app_oracle,
+    _compile,
+    run_exe,
+)
 
 # The lines of a header that make up its API (after whitespace is collapsed).
 _SURFACE = re.compile(
@@ -82,6 +91,7 @@ def surface(text: str) -> list[str]:
             continue
         s = s.replace("cetl::", "std::").replace("<size_t I", "<std::size_t I")
         s = s.replace("allocator_type() )", "allocator_type())").removesuffix(" noexcept")
+        s = s.replace("allocator )", "allocator)")
         m = _FLOAT_CONSTANT.match(s)
         if m:
             s = f"{m[1]}{_arithmetic(m[2])!r}"
@@ -99,8 +109,9 @@ def headers(folder: Path) -> dict[str, Path]:
 
 
 # nunavut's --language-standard values that wireplan writes (c++20 is c++17's text, c++20-pmr
-# c++17-pmr's, but for nunavut's option hashes: each is compared)
-STANDARDS = ["c++14", "c++17", "c++20", "c++17-pmr", "c++20-pmr"]
+# c++17-pmr's, but for nunavut's option hashes: each is compared; cetl++14-17 with the CETL
+# name fix of _producers.NNVG_CETL_FIX)
+STANDARDS = ["c++14", "c++17", "c++20", "c++17-pmr", "c++20-pmr", "cetl++14-17"]
 
 
 @pytest.fixture(scope="module")
@@ -246,6 +257,24 @@ def test_pmr_application(produced: Callable[[str], tuple[Path, Path]], tmp_path:
         assert mine == theirs, build
 
 
+def test_cetl_array_that_cannot_grow(
+    produced: Callable[[str], tuple[Path, Path]], tmp_path: Path
+) -> None:
+    """cetl++14-17 without exceptions: a ``VariableLengthArray`` whose memory runs out holds
+    fewer elements than the wire's count; deserialization is then a bad array length (error
+    10), under ASan/UBSan, where it has the room it decodes all 40 floats."""
+    out = produced("cetl++14-17")[1]
+    cxx = _need(shutil.which("g++"), "g++")
+    exe = tmp_path / "app"
+    flags = [f for f in CFLAGS if f != "-std=c11"]
+    _compile([cxx, "-std=c++14", "-pedantic", *flags, "-O1", "-fno-exceptions", "-fno-rtti",
+              f"-I{out}", f"-I{CETL_INCLUDE}", str(C_DIR / "app_cetl_full.cpp"), "-o", str(exe)])  # fmt: skip
+    assert run_exe([exe]).splitlines() == [
+        "room 64: error 10, 16 elements",
+        "room 512: ok 161, 40 elements",
+    ]
+
+
 def test_language_standards(tmp_path: Path) -> None:
     """``language_standard`` picks the allocators; C++ headers of both kinds never share a
     folder; a standard wireplan does not write, or one for C, is refused with what to do."""
@@ -263,8 +292,17 @@ def test_language_standards(tmp_path: Path) -> None:
     with pytest.raises(ArgumentError, match=r"uavcan: holds C\+\+ headers with std allocators"):
         compile_dsdl(CORNER, output=out, language="cpp", language_standard="c++17-pmr")
     assert "allocator_type" not in (out / "corner" / "U_1_0.hpp").read_text()  # left as it was
-    with pytest.raises(ArgumentError, match="nunavut's cetl\\+\\+14-17, CETL's containers"):
-        compile_dsdl(CORNER, output=tmp_path / "x", language="cpp", language_standard="cetl++14-17")
+    with pytest.raises(
+        ArgumentError,
+        match=r"corner: holds C\+\+ headers with std allocators \(c\+\+17\); headers with cetl",
+    ):
+        compile_dsdl(UAVCAN, output=out, language="cpp", language_standard="cetl++14-17")
+    with pytest.raises(ArgumentError, match="unknown C\\+\\+ language standard 'c\\+\\+11'"):
+        compile_dsdl(CORNER, output=tmp_path / "x", language="cpp", language_standard="c++11")
+    compile_dsdl(CORNER, output=tmp_path / "cetl", language="cpp", language_standard="cetl++14-17")
+    text = (tmp_path / "cetl" / "corner" / "U_1_0.hpp").read_text()
+    assert "using allocator_type = cetl::pf17::pmr::polymorphic_allocator<void>;" in text
+    assert "#include <variant>" not in text and "#include <cetl/pf17/cetlpf.hpp>" in text
     compile_dsdl(CORNER, output=tmp_path / "c14", language="cpp", language_standard="c++14")
     assert "#include <variant>" not in (tmp_path / "c14" / "corner" / "U_1_0.hpp").read_text()
     with pytest.raises(ArgumentError, match="for C\\+\\+ only"):
@@ -279,13 +317,21 @@ STRICT_CPP = ["-std=c++17", "-pedantic", "-Wall", "-Wextra", "-Werror", "-Wshado
 
 @pytest.mark.parametrize(
     ("compiler", "std"),
-    [("g++", "c++17"), ("clang++", "c++17"), ("g++", "c++17-pmr"), ("clang++", "c++14")],
+    [
+        ("g++", "c++17"),
+        ("clang++", "c++17"),
+        ("g++", "c++17-pmr"),
+        ("clang++", "c++14"),
+        ("g++", "cetl++14-17"),
+        ("clang++", "cetl++14-17"),
+    ],
 )
 def test_each_header_stands_alone(
     produced: Callable[[str], tuple[Path, Path]], tmp_path: Path, compiler: str, std: str
 ) -> None:
     """Every header compiles on its own (its includes are complete), warning-free under
-    nunavut's verification flags, with g++ and clang++, and with PMR allocators."""
+    nunavut's verification flags, with g++ and clang++, with PMR allocators, and with CETL's
+    (as C++14, CETL's headers from tests/dsdl/cetl)."""
     cxx = _need(shutil.which(compiler), compiler)
     out = produced(std)[1]
     found = headers(out)
@@ -296,7 +342,8 @@ def test_each_header_stands_alone(
         sources.append(str(src))
     half = len(sources) // 2
     procs = [
-        subprocess.Popen([cxx, *STRICT_CPP, *(["-std=c++14"] if std == "c++14" else []),
+        subprocess.Popen([cxx, *STRICT_CPP, *(["-std=c++14"] if "14" in std else []),
+                          *([f"-I{CETL_INCLUDE}"] if std.startswith("cetl") else []),
                           "-fsyntax-only", f"-I{out}", *part],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         for part in (sources[:half], sources[half:])

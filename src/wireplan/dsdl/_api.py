@@ -65,9 +65,7 @@ def _standard(language: str, standard: str | None) -> str:
         return "c++17"
     if standard not in CPP_STANDARDS:
         raise ArgumentError(
-            f"unknown C++ language standard {standard!r}: choose one of "
-            f"{', '.join(CPP_STANDARDS)} (nunavut's cetl++14-17, CETL's containers, is not "
-            "written)"
+            f"unknown C++ language standard {standard!r}: choose one of {', '.join(CPP_STANDARDS)}"
         )
     return standard
 
@@ -96,7 +94,8 @@ def compile(
     ``output/nunavut/support/serialization.hpp`` (see docs/dsdl-c.md); the same
     rules for roots, lookups and folders apply.  ``language_standard`` (C++ only) is
     nnvg's ``--language-standard``: ``c++17`` (the default) or ``c++20``, the same
-    text; ``c++14``; ``c++17-pmr`` or ``c++20-pmr`` for classes with PMR allocators.
+    text; ``c++14``; ``c++17-pmr`` or ``c++20-pmr`` for classes with PMR allocators;
+    ``cetl++14-17`` for CETL's containers and allocator (C++14; libcyphal's).
     The C++ headers in one ``output`` share one allocator flavour.
 
     ``arrays`` (Python only): ``"auto"`` reads arrays as lists (numpy arrays for

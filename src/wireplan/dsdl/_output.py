@@ -263,13 +263,14 @@ def write_c(
 
 
 def _check_flavour(output: Path, standard: str, replaced: set[str]) -> None:
-    """C++ headers of both allocator flavours in one folder would not compile together (a PMR
-    class gives its allocator to its members): refuse the mix (the folders of ``replaced``
-    namespaces are written anew)."""
+    """C++ headers of different allocator flavours (std, pmr, cetl) in one folder would not
+    compile together (a PMR class gives its allocator to its members): refuse the mix (the
+    folders of ``replaced`` namespaces are written anew)."""
     from wireplan.dsdl.compiler.emit_cpp import CPP_STANDARDS
 
     def flavour(std: str) -> str:
-        return "pmr" if CPP_STANDARDS.get(std, False) else "std"
+        known = CPP_STANDARDS.get(std)
+        return known.family if known is not None else "std"
 
     for build in sorted(output.glob(f"*/{C_BUILD_FILE}")):
         if build.parent.name in replaced:

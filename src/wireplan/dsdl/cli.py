@@ -137,7 +137,8 @@ def register(subparsers: Any) -> Any:
         "--language-standard",
         metavar="STD",
         help="with --language cpp, as nnvg's: c++17 (default), c++20 (the same headers), "
-        "c++14, c++17-pmr or c++20-pmr (classes with std::pmr allocators)",
+        "c++14, c++17-pmr or c++20-pmr (classes with std::pmr allocators), cetl++14-17 "
+        "(CETL's containers and allocator)",
     )
     comp.add_argument(
         "--arrays",

@@ -10,6 +10,15 @@
 #include <cstdint>
 #include <new>
 
+#if defined(HARNESS_CETL)
+// --language-standard cetl++14-17: CETL's allocator has no default, so every object is made
+// with one (nunavut's allocator constructor).
+#    include "cetl/pf17/sys/memory_resource.hpp"
+#    define HARNESS_ARGS cetl::pf17::pmr::polymorphic_allocator<void>{cetl::pf17::pmr::new_delete_resource()}
+#else
+#    define HARNESS_ARGS
+#endif
+
 namespace harness
 {
 constexpr std::int8_t invalid_argument = -2;  // NUNAVUT_ERROR_INVALID_ARGUMENT: a null pointer
@@ -49,13 +58,13 @@ std::int8_t des(void* obj, const std::uint8_t* buffer, std::size_t* size)
 template <typename T>
 void init(void* obj)
 {
-    *static_cast<T*>(obj) = T{};
+    *static_cast<T*>(obj) = T{HARNESS_ARGS};
 }
 
 template <typename T>
 void construct(void* obj)
 {
-    new (obj) T();
+    new (obj) T(HARNESS_ARGS);
 }
 
 template <typename T>

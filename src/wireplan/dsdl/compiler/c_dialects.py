@@ -106,6 +106,11 @@ class CppDialect(Dialect):
 
     packed_bools = False
 
+    def __init__(self, checked_resize: bool = False) -> None:
+        #: a container may hold fewer elements than asked for (CETL's ``VariableLengthArray``
+        #: past its ``max_size()`` or out of memory, without exceptions): check its size
+        self.checked_resize = checked_resize
+
     def signature(self, direction: str, ref: str, obj: str) -> str:
         if direction == "serialize":
             return (
@@ -139,6 +144,9 @@ class CppDialect(Dialect):
         return f"{x}.size()"
 
     def set_count(self, x: str, n: str) -> str:
+        if self.checked_resize:
+            bad = "return -NUNAVUT_ERROR_REPRESENTATION_BAD_ARRAY_LENGTH;"
+            return f"{x}.resize({n}); if ({x}.size() != {n}) {{ {bad} }}"
         return f"{x}.resize({n});"
 
     def elements(self, x: str, t: Array) -> str:

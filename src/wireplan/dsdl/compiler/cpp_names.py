@@ -67,9 +67,10 @@ def cpp_guard(name: str, version: tuple[int, int]) -> str:
     return guard(name, version).removesuffix("_INCLUDED_") + "_HPP_INCLUDED"
 
 
-def cpp_type(t: DataType, pmr: bool = False) -> str:
+def cpp_type(t: DataType, pmr: bool = False, cetl: bool = False) -> str:
     """The C++ type of a field (``std::uint8_t``, ``std::array<float,3>``, ``std::vector<bool>``);
-    ``pmr``: a vector takes the class's ``allocator_type``, rebound to its element type."""
+    ``pmr``: a vector takes the class's ``allocator_type``, rebound to its element type;
+    ``cetl``: the vector is CETL's ``VariableLengthArray``."""
     if isinstance(t, Composite):
         return cpp_qualified(t)
     if isinstance(t, Array):
@@ -78,8 +79,9 @@ def cpp_type(t: DataType, pmr: bool = False) -> str:
             if isinstance(t.element, Primitive) and t.element.kind == "b":
                 return f"std::bitset<{t.capacity}>"
             return f"std::array<{el},{t.capacity}>"
-        if pmr:
-            return f"std::vector<{el}, std::allocator_traits<allocator_type>::rebind_alloc<{el}>>"
+        if pmr or cetl:
+            vector = "cetl::VariableLengthArray" if cetl else "std::vector"
+            return f"{vector}<{el}, std::allocator_traits<allocator_type>::rebind_alloc<{el}>>"
         return f"std::vector<{el}>"
     assert isinstance(t, Primitive)
     if t.kind == "b":

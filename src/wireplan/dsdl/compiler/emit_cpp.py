@@ -13,7 +13,9 @@ nunavut's ``cetl::variant`` is under C++17) named ``union_value`` with ``is_x`` 
 ``nunavut::support::SerializeResult``.  With PMR allocators (``c++17-pmr``, ``c++20-pmr``)
 each class has nunavut's ``allocator_type`` and constructors, and its vectors the allocator;
 with ``c++14`` a union's ``VariantType`` is nunavut's C++14 one over the support header's
-``wireplan_detail::variant``.
+``wireplan_detail::variant``; ``cetl++14-17`` is C++14 with CETL's containers (libcyphal's
+flavour): ``cetl::VariableLengthArray`` made with its capacity, CETL's polymorphic
+allocator (no default: every constructor takes one), unions over ``cetl::variant``.
 
 The bodies are the C backend's: the same plan, the same step code (:mod:`.c_steps`) with
 the C++ dialect (:mod:`.c_dialects`), in ``wireplan_serialize_`` / ``wireplan_deserialize_``
@@ -26,12 +28,14 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from wireplan import __version__
 from wireplan.errors import ArgumentError
 
 from .c_dialects import CppDialect
 from .c_steps import Deserializer, Serializer
+from .cpp_ctors import struct_constructors, takes_allocator, union_constructors
 from .cpp_names import (
     cpp_guard,
     cpp_header_path,
@@ -42,22 +46,46 @@ from .cpp_names import (
     cpp_type,
 )
 from .emit_c import SUPPORT_HEADER, Moves, dependencies, generate_headers
-from .model import Array, Composite, Constant, DataType, Field, Primitive, TopType
+from .model import Array, Composite, Constant, Primitive, TopType
 from .plan_c import CMoves
 
-__all__ = ["CPP_STANDARDS", "CPP_SUPPORT_HEADERS", "generate_cpp"]
+__all__ = ["CPP_STANDARDS", "CPP_SUPPORT_HEADERS", "CppFlavour", "generate_cpp"]
 
-#: nunavut's ``--language-standard`` values this backend writes, and whether each gives the
-#: classes PMR allocators (``std::pmr::polymorphic_allocator``; nunavut's ``std_flavor`` pmr).
-#: C++17 and C++20 headers are the same text; C++14 unions are not ``std::variant``.
-CPP_STANDARDS = {
-    "c++14": False,
-    "c++17": False,
-    "c++20": False,
-    "c++17-pmr": True,
-    "c++20-pmr": True,
-}
+
+@dataclass(frozen=True)
+class CppFlavour:
+    """What a ``--language-standard`` changes in the headers.
+
+    ``allocator``: the classes' ``allocator_type`` (None: no allocators); ``variant``: what a
+    union's ``VariantType`` derives from (``std``: ``std::variant``, ``cetl``: ``cetl::variant``,
+    ``wireplan``: nunavut's C++14 one over the support header's); ``cetl``: CETL's containers
+    (``cetl::VariableLengthArray``, made with its capacity) and an allocator without a
+    default (no default constructors, no default allocator arguments).
+    """
+
+    allocator: str | None = None
+    variant: str = "std"
+    cetl: bool = False
+
+    @property
+    def family(self) -> str:
+        """``std``, ``pmr`` or ``cetl``: headers of one family only compile together."""
+        return "cetl" if self.cetl else "pmr" if self.allocator else "std"
+
+
 PMR_ALLOCATOR = "std::pmr::polymorphic_allocator<void>"
+CETL_ALLOCATOR = "cetl::pf17::pmr::polymorphic_allocator<void>"
+
+#: nunavut's ``--language-standard`` values this backend writes.  C++17 and C++20 headers are
+#: the same text; C++14 unions are not ``std::variant``.
+CPP_STANDARDS = {
+    "c++14": CppFlavour(variant="wireplan"),
+    "c++17": CppFlavour(),
+    "c++20": CppFlavour(),
+    "c++17-pmr": CppFlavour(allocator=PMR_ALLOCATOR),
+    "c++20-pmr": CppFlavour(allocator=PMR_ALLOCATOR),
+    "cetl++14-17": CppFlavour(allocator=CETL_ALLOCATOR, variant="cetl", cetl=True),
+}
 
 #: The support headers of a C++ output (relative path -> package data file).
 CPP_SUPPORT_HEADERS = {
@@ -90,7 +118,7 @@ def _port(fixed_port_id: int | None) -> list[str]:
     ]
 
 
-def _traits(t: Composite, fixed_port_id: int | None, half: str | None, pmr: bool) -> list[str]:
+def _traits(t: Composite, fixed_port_id: int | None, half: str | None, fl: CppFlavour) -> list[str]:
     out = [
         "    struct _traits_  // The name is surrounded with underscores to avoid collisions with DSDL attributes.",
         "    {",
@@ -117,7 +145,10 @@ def _traits(t: Composite, fixed_port_id: int | None, half: str | None, pmr: bool
     fields = [f for f in t.fields if not f.padding]
     if fields:
         out += ["        struct TypeOf", "        {", "            TypeOf() = delete;"]
-        out += [f"            using {cpp_strop(f.name)} = {cpp_type(f.type, pmr)};" for f in fields]
+        out += [
+            f"            using {cpp_strop(f.name)} = {cpp_type(f.type, fl.allocator is not None, fl.cetl)};"
+            for f in fields
+        ]
         out.append("        };")
     arrays = [f for f in fields if isinstance(f.type, Array)]
     if arrays:
@@ -136,15 +167,17 @@ def _traits(t: Composite, fixed_port_id: int | None, half: str | None, pmr: bool
     return out
 
 
-def _variant_cxx17(names: Sequence[str]) -> list[str]:
-    """nunavut's C++17 ``VariantType``: a ``std::variant`` with its ``get_if`` wrappers."""
+def _variant_cxx17(names: Sequence[str], ns: str = "std") -> list[str]:
+    """nunavut's C++17 ``VariantType``: a ``std::variant`` with its ``get_if`` wrappers
+    (``ns`` ``cetl``: over ``cetl::variant``, CETL's C++14 polyfill, ``std::variant`` under
+    C++17)."""
     alts = ",\n".join(f"        _traits_::TypeOf::{n}" for n in names)
     out = [
-        f"    class VariantType final : public std::variant<\n{alts}\n    >",
+        f"    class VariantType final : public {ns}::variant<\n{alts}\n    >",
         "    {",
         "    public:",
-        "        static const constexpr std::size_t variant_npos = std::variant_npos;",
-        f"        using Base = std::variant<\n{alts}\n        >;",
+        f"        static const constexpr std::size_t variant_npos = {ns}::variant_npos;",
+        f"        using Base = {ns}::variant<\n{alts}\n        >;",
         "        using Base::Base;",
         "        struct IndexOf final",
         "        {",
@@ -159,26 +192,26 @@ def _variant_cxx17(names: Sequence[str]) -> list[str]:
         "        template<std::size_t I, typename T>",
         "        struct alternative;",
         "        template<std::size_t I, typename... Types>",
-        "        struct alternative<I, std::variant<Types...>> final",
+        f"        struct alternative<I, {ns}::variant<Types...>> final",
         "        {",
-        "            using type = typename std::variant_alternative<I, std::variant<Types...>>::type;",
+        f"            using type = typename {ns}::variant_alternative<I, {ns}::variant<Types...>>::type;",
         "        };",
         "        template<std::size_t I, typename T>",
         "        struct alternative<I, const T> final",
         "        {",
-        "            using type = std::add_const_t<typename std::variant_alternative<I, T>::type>;",
+        f"            using type = std::add_const_t<typename {ns}::variant_alternative<I, T>::type>;",
         "        };",
         "        template<std::size_t I, class... Types>",
-        "        static constexpr typename alternative<I, std::variant<Types...>>::type* "
-        "get_if(std::variant<Types...>* v) noexcept",
+        f"        static constexpr typename alternative<I, {ns}::variant<Types...>>::type* "
+        f"get_if({ns}::variant<Types...>* v) noexcept",
         "        {",
-        "            return std::get_if<I, Types...>(v);",
+        f"            return {ns}::get_if<I, Types...>(v);",
         "        }",
         "        template<std::size_t I, class... Types>",
-        "        static constexpr const typename alternative<I, std::variant<Types...>>::type* "
-        "get_if(const std::variant<Types...>* v) noexcept",
+        f"        static constexpr const typename alternative<I, {ns}::variant<Types...>>::type* "
+        f"get_if(const {ns}::variant<Types...>* v) noexcept",
         "        {",
-        "            return std::get_if<I, Types...>(v);",
+        f"            return {ns}::get_if<I, Types...>(v);",
         "        }",
         "    };",
         "",
@@ -230,17 +263,21 @@ def _variant_cxx14(names: Sequence[str], types: Sequence[str]) -> list[str]:
     return [*out, "    };", ""]
 
 
-def _union(t: Composite, pmr: bool, cxx14: bool) -> list[str]:
+def _union(t: Composite, fl: CppFlavour) -> list[str]:
     names = [cpp_strop(f.name) for f in t.fields]
     types = [cpp_type(f.type) for f in t.fields]
-    out = _variant_cxx14(names, types) if cxx14 else _variant_cxx17(names)
+    pmr = fl.allocator is not None
+    if fl.variant == "wireplan":
+        out = _variant_cxx14(names, types)
+    else:
+        out = _variant_cxx17(names, fl.variant)
     out += [
         "    VariantType union_value;",
     ]
     if pmr and not t.fixed:
         out += ["", "    allocator_type allocator_;"]
     for f, n in zip(t.fields, names, strict=True):
-        extra = ", allocator_" if pmr and not t.fixed and _takes_allocator(f.type) else ""
+        extra = ", allocator_" if pmr and not t.fixed and takes_allocator(f.type) else ""
         ty = f"_traits_::TypeOf::{n}"
         at = f"VariantType::get_if<VariantType::IndexOf::{n}>(&union_value)"
         out += [
@@ -265,6 +302,19 @@ def _union(t: Composite, pmr: bool, cxx14: bool) -> list[str]:
             "    {",
             f"        return *{at};",
             "    }",
+        ]
+        arr = f.type if isinstance(f.type, Array) and f.type.fixed else None
+        if pmr and not t.fixed and arr is not None and isinstance(arr.element, Composite):
+            # nunavut's: a fixed array of classes is made of elements given the allocator
+            # (CETL's have no default constructor; std::pmr's would take the default resource)
+            made = ", ".join([f"{cpp_type(arr.element)}{{allocator_}}"] * arr.capacity)
+            out += [
+                f"    typename std::add_lvalue_reference<{ty}>::type set_{n}()",
+                "    {",
+                f"        return union_value.emplace<VariantType::IndexOf::{n}>({ty}{{{made}}});",
+                "    }",
+            ]
+        out += [
             "    template<class... Args> typename",
             f"    std::add_lvalue_reference<{ty}>::type set_{n}(Args&&...v)",
             "    {",
@@ -274,132 +324,12 @@ def _union(t: Composite, pmr: bool, cxx14: bool) -> list[str]:
     return out
 
 
-def _takes_allocator(t: DataType) -> bool:
-    """Whether a member of type ``t`` is constructed with the allocator (PMR headers): a
-    composite or a variable-length array."""
-    return isinstance(t, Composite) or (isinstance(t, Array) and not t.fixed)
-
-
-def _init_list(items: Sequence[tuple[str, str]]) -> list[str]:
-    """``: a{x}`` / ``, b{y}`` lines of a constructor."""
-    return [f"        {':' if k == 0 else ','} {n}{{{v}}}" for k, (n, v) in enumerate(items)]
-
-
-def _ctor(head: str, items: Sequence[tuple[str, str]], unused: Sequence[str]) -> list[str]:
-    body = [f"        static_cast<void>({u}); // avoid unused param warning" for u in unused]
-    return [f"    {head}", *_init_list(items), "    {", *body, "    }", ""]
-
-
-def _struct_constructors(cls: str, fields: Sequence[Field]) -> list[str]:
-    """nunavut's constructors of a PMR class (``ctor_convention`` uses-trailing-allocator):
-    default, allocator, initializing (a field's value each), copy and move, with and
-    without an allocator; a member that takes the allocator gets it.  The allocator
-    constructor is ``noexcept`` (nunavut's is not; every member's is), so a union's
-    ``set_x`` constructs in place (libstdc++ otherwise builds a temporary variant, and g++
-    12 warns of it as maybe uninitialized)."""
-    names = [cpp_strop(f.name) for f in fields]
-
-    def given(value: str, f: Field) -> str:
-        return f"{value}, allocator" if _takes_allocator(f.type) else value
-
-    def fresh(f: Field) -> str:
-        t = f.type
-        if _takes_allocator(t):
-            return "allocator"
-        if isinstance(t, Array) and isinstance(t.element, Composite):
-            return ", ".join([f"{cpp_type(t.element)}{{allocator}}"] * t.capacity)
-        return ""
-
-    alloc = "const allocator_type& allocator"
-    out = _ctor(f"{cls}()", [(n, "") for n in names], [])
-    out += _ctor(f"explicit {cls}({alloc}) noexcept",
-                 [(n, fresh(f)) for n, f in zip(names, fields, strict=True)], ["allocator"])  # fmt: skip
-    if fields:
-        params = [f"        const _traits_::TypeOf::{n}& param_{n}," for n in names]
-        out.append(f"    {'explicit ' if len(fields) == 1 else ''}{cls}(")
-        out += [*params, f"        {alloc} = allocator_type())"]
-        out += _ctor("", [(n, given(f"param_{n}", f)) for n, f in zip(names, fields, strict=True)],
-                     ["allocator"])[1:]  # fmt: skip
-    out.append(f"    {cls}(const {cls}& rhs) = default;")
-    out.append("")
-    out += _ctor(f"{cls}(const {cls}& rhs, {alloc})",
-                 [(n, given(f"rhs.{n}", f)) for n, f in zip(names, fields, strict=True)],
-                 ["rhs", "allocator"])  # fmt: skip
-    out += [f"    {cls}({cls}&&) = default;", ""]
-    out += _ctor(f"{cls}({cls}&& rhs, {alloc})",
-                 [(n, given(f"std::move(rhs.{n})", f)) for n, f in zip(names, fields, strict=True)],
-                 ["rhs", "allocator"])  # fmt: skip
-    out += [
-        f"    {cls}& operator=(const {cls}&) = default;",
-        f"    {cls}& operator=({cls}&&) = default;",
-        f"    ~{cls}() = default;",
-        "",
-    ]
-    return out
-
-
-def _union_constructors(cls: str, t: Composite) -> list[str]:
-    """nunavut's constructors of a PMR union: the alternative a copy or move gets is built
-    with the allocator where it takes one (``wireplan_detail::with_allocator``).  A union of
-    variable size keeps its allocator in ``allocator_`` for ``set_x`` and copies take the
-    copy's allocator; one of fixed size (nunavut) has no ``allocator_``, default copies."""
-    alloc = "const allocator_type& allocator"
-    detail = "::nunavut::support::wireplan_detail"
-    first = [("union_value", "std::in_place_index_t<0U>{}, allocator")]
-    copy = "rhs.allocator_.select_on_container_copy_construction()"
-    kept = [] if t.fixed else [("allocator_", "allocator")]
-
-    def rebuilt(src: str, allocator: str) -> tuple[str, str]:
-        return "union_value", f"{detail}::with_allocator<VariantType>({src}, {allocator})"
-
-    out = [f"    {cls}() = default;", ""]
-    out += _ctor(f"explicit {cls}({alloc}) noexcept",
-                 [*(first if _takes_allocator(t.fields[0].type) else []), *kept], ["allocator"])  # fmt: skip
-    out.append("    template<std::size_t I, class T>")
-    out += _ctor(
-        f"{cls}(std::in_place_index_t<I>, T&& v, {alloc} = allocator_type())",
-        [("union_value", f"{detail}::make_alternative<VariantType, I>(std::forward<T>(v), allocator)"),
-         *kept], [])  # fmt: skip
-    if t.fixed:
-        out += [f"    {cls}(const {cls}& rhs) = default;", ""]
-    else:
-        out += _ctor(
-            f"{cls}(const {cls}& rhs)", [rebuilt("rhs.union_value", copy), ("allocator_", copy)], []
-        )
-    out += _ctor(f"{cls}(const {cls}& rhs, {alloc})",
-                 [rebuilt("rhs.union_value", "allocator"), *kept], [])  # fmt: skip
-    out += [f"    {cls}({cls}&&) = default;", ""]
-    out += _ctor(f"{cls}({cls}&& rhs, {alloc})",
-                 [rebuilt("std::move(rhs.union_value)", "allocator"), *kept], [])  # fmt: skip
-    if t.fixed:
-        return [*out, f"    {cls}& operator=(const {cls}&) = default;",
-                f"    {cls}& operator=({cls}&&) = default;", f"    ~{cls}() = default;", ""]  # fmt: skip
-    for head, source, allocator in [
-        (f"const {cls}& rhs", "rhs.union_value", copy),
-        (f"{cls}&& rhs", "std::move(rhs.union_value)", "std::move(rhs.allocator_)"),
-    ]:
-        out += [
-            f"    {cls}& operator=({head})",
-            "    {",
-            "        if (this != &rhs)",
-            "        {",
-            f"            ::nunavut::support::assignInplace(allocator_, {allocator});",
-            f"            union_value = {rebuilt(source, 'allocator_')[1]};",
-            "        }",
-            "        return *this;",
-            "    }",
-            "",
-        ]
-    return [*out, f"    ~{cls}() = default;", ""]
-
-
 def _composite(
     t: Composite,
     moves: CMoves,
     fixed_port_id: int | None,
     half: str | None,
-    pmr: bool,
-    cxx14: bool = False,
+    fl: CppFlavour,
 ) -> list[str]:
     cls = cpp_name(t.name.split(".")[-1], t.version)
     attribute = (
@@ -410,18 +340,20 @@ def _composite(
     )
     out = [f"// {t.full_name}: {moves.strategy} ({moves.reason})", f"struct {attribute}{cls} final"]
     out.append("{")
+    pmr = fl.allocator is not None
     if pmr:
-        out += [f"    using allocator_type = {PMR_ALLOCATOR};", ""]
-    out += _traits(t, fixed_port_id, half, pmr)
+        out += [f"    using allocator_type = {fl.allocator};", ""]
+    out += _traits(t, fixed_port_id, half, fl)
     fields = [f for f in t.fields if not f.padding]
     if pmr:
         out.append("")
-        out += _union_constructors(cls, t) if t.union else _struct_constructors(cls, fields)
+        out += (union_constructors(cls, t, fl.cetl) if t.union
+                else struct_constructors(cls, t, fl.cetl))  # fmt: skip
     for c in t.constants:
         ty, value = _constant(c)
         out.append(f"    static constexpr {ty} {cpp_strop(c.name)} = {value};")
     if t.union:
-        out += _union(t, pmr, cxx14)
+        out += _union(t, fl)
     else:
         for f in fields:
             name = cpp_strop(f.name)
@@ -442,7 +374,7 @@ def _composite(
             out.append(f"static_assert(offsetof({cls}, {cpp_member((f.name,))}) == "
                        f"{f.offset.min // 8}U, {msg});")  # fmt: skip
         out += ["#endif", ""]
-    d = CppDialect()
+    d = CppDialect(checked_resize=fl.cetl)
     out += Serializer(d).routine(t, moves, cls)
     out.append("")
     out += Deserializer(d).routine(t, moves, cls)
@@ -481,14 +413,19 @@ def _close(namespaces: Sequence[str]) -> list[str]:
 def _file(name: str, version: tuple[int, int], fixed_port_id: int | None,
           parts: Sequence[Composite], moves: dict[tuple[str, int, int], CMoves],
           service: bool, standard: str) -> str:  # fmt: skip
-    pmr, cxx14 = CPP_STANDARDS[standard], standard == "c++14"
+    fl = CPP_STANDARDS[standard]
     include_guard = cpp_guard(name, version)
     deps: set[tuple[str, tuple[int, int]]] = set()
     for p in parts:
         deps |= dependencies(p)
-    # nunavut's order: the support header among the types' headers, sorted
-    support = '#include "nunavut/support/serialization.hpp"'
-    includes = sorted([support, *(f'#include "{cpp_header_path(n, v)}"' for n, v in deps)])
+    # nunavut's order: the support header among the types' headers (and CETL's), sorted
+    quoted = ["nunavut/support/serialization.hpp", *(cpp_header_path(n, v) for n, v in deps)]
+    if fl.cetl:
+        quoted.append("cetl/pf17/sys/memory_resource.hpp")
+        if any(isinstance(f.type, Array) and not f.type.fixed for p in parts for f in p.fields):
+            quoted.append("cetl/variable_length_array.hpp")
+    includes = sorted(f'#include "{q}"' for q in quoted)
+    unions = any(p.union for p in parts)
     lines = [
         f"// Generated by wireplan {__version__} from DSDL type {name}.{version[0]}.{version[1]}: "
         "do not edit.",
@@ -503,10 +440,11 @@ def _file(name: str, version: tuple[int, int], fixed_port_id: int | None,
         "#include <cstddef>",
         "#include <cstdint>",
         "#include <limits>",
-        *(["#include <memory_resource>"] if pmr else []),
+        *(["#include <memory_resource>"] if fl.family == "pmr" else []),
         "#include <type_traits>",
         "#include <utility>",
-        *([] if cxx14 else ["#include <variant>"]),
+        *(["#include <variant>"] if fl.variant == "std" else []),
+        *(["#include <cetl/pf17/cetlpf.hpp>"] if fl.variant == "cetl" and unions else []),
         "#include <vector>",
         "",
     ]
@@ -523,7 +461,7 @@ def _file(name: str, version: tuple[int, int], fixed_port_id: int | None,
         short = cpp_strop(name.split(".")[-1])
         lines += ["", *_open([short])]
         for half, p in zip(("Request", "Response"), parts, strict=True):
-            lines += _composite(p, moves[p.key], fixed_port_id, half, pmr, cxx14)
+            lines += _composite(p, moves[p.key], fixed_port_id, half, fl)
         lines += _close([short])
         cls = cpp_name(name.split(".")[-1], version)
         lines += [
@@ -551,7 +489,7 @@ def _file(name: str, version: tuple[int, int], fixed_port_id: int | None,
         ]
     else:
         lines.append("")
-        lines += _composite(parts[0], moves[parts[0].key], fixed_port_id, None, pmr, cxx14)
+        lines += _composite(parts[0], moves[parts[0].key], fixed_port_id, None, fl)
     lines += _close(namespaces)
     lines += ["", "#if defined(__GNUC__)", "#    pragma GCC diagnostic pop", "#endif", ""]
     lines += [f"#endif // {include_guard}", ""]

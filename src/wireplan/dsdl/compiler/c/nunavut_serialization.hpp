@@ -359,10 +359,11 @@ inline SerializeResult deserialize(const const_bitspan& in, Read&& read)
     return std::min(at.offset() + (size * 8U), in.size()) / 8U;
 }
 
-// bool arrays: std::vector<bool> (variable) and std::bitset<N> (fixed).  A vector<bool> is
-// walked with an iterator, a byte of the wire at a time where the bits start a byte.  Bit by
-// bit, a bool is bit ``at`` of the buffer (past ``cap`` bytes: false, the zero extension), and
-// the bits after the last one up to its byte's end are zeros (padding follows).
+// bool arrays: std::vector<bool> or CETL's VariableLengthArray<bool> (variable) and
+// std::bitset<N> (fixed).  A vector of bools is walked with an iterator, a byte of the wire
+// at a time where the bits start a byte.  Bit by bit, a bool is bit ``at`` of the buffer
+// (past ``cap`` bytes: false, the zero extension), and the bits after the last one up to its
+// byte's end are zeros (padding follows).
 inline void put_bit(std::uint8_t* const buf, const std::size_t at, const bool value)
 {
     const auto b = static_cast<std::uint8_t>(1U << (at % 8U));
@@ -382,8 +383,8 @@ inline void clear_to_byte_end(std::uint8_t* const buf, const std::size_t end)
     }
 }
 
-template <typename Allocator>
-inline void set_bools(std::uint8_t* const buf, const std::size_t off, const std::vector<bool, Allocator>& bools, const std::size_t count)
+template <typename Bools>
+inline void set_bools(std::uint8_t* const buf, const std::size_t off, const Bools& bools, const std::size_t count)
 {
     auto        it = bools.begin();
     std::size_t i  = 0U;
@@ -406,8 +407,8 @@ inline void set_bools(std::uint8_t* const buf, const std::size_t off, const std:
     clear_to_byte_end(buf, off + count);
 }
 
-template <typename Allocator>
-inline void get_bools(std::vector<bool, Allocator>& bools, const std::uint8_t* const buf, const std::size_t cap, const std::size_t off, const std::size_t count)
+template <typename Bools>
+inline void get_bools(Bools& bools, const std::uint8_t* const buf, const std::size_t cap, const std::size_t off, const std::size_t count)
 {
     auto        it = bools.begin();
     std::size_t i  = 0U;
@@ -620,47 +621,65 @@ private:
     std::size_t     tag_ = npos;
 };
 
-#if __cplusplus >= 201703L
-/// A variant holding alternative ``I`` made from ``value``, with ``allocator`` where the
-/// alternative takes one (a class or a vector of the PMR headers; not a number or an array).
+/// Whether alternative ``I`` of a PMR union's ``Variant`` is made with the allocator (a class
+/// or a vector of the PMR headers; not a number or an array).
 template <typename Variant, std::size_t I, typename Value, typename Allocator>
+using takes_allocator = std::is_constructible<
+    typename Variant::template alternative<I, typename Variant::Base>::type,
+    Value&&,
+    const Allocator&>;
+
+template <template <std::size_t> class InPlace, typename Variant, std::size_t I, typename Value, typename Allocator>
+inline Variant make_alternative_(Value&& value, const Allocator& allocator, std::true_type)
+{
+    return Variant{InPlace<I>{}, std::forward<Value>(value), allocator};
+}
+
+template <template <std::size_t> class InPlace, typename Variant, std::size_t I, typename Value, typename Allocator>
+inline Variant make_alternative_(Value&& value, const Allocator& allocator, std::false_type)
+{
+    static_cast<void>(allocator);
+    return Variant{InPlace<I>{}, std::forward<Value>(value)};
+}
+
+/// A variant holding alternative ``I`` made from ``value``, with ``allocator`` where the
+/// alternative takes one.  ``InPlace``: ``std::in_place_index_t`` or ``cetl::in_place_index_t``.
+template <template <std::size_t> class InPlace, typename Variant, std::size_t I, typename Value, typename Allocator>
 inline Variant make_alternative(Value&& value, const Allocator& allocator)
 {
-    using T = typename std::variant_alternative<I, typename Variant::Base>::type;
-    if constexpr (std::is_constructible<T, Value&&, const Allocator&>::value)
-    {
-        return Variant{std::in_place_index_t<I>{}, std::forward<Value>(value), allocator};
-    }
-    else
-    {
-        static_cast<void>(allocator);
-        return Variant{std::in_place_index_t<I>{}, std::forward<Value>(value)};
-    }
+    return make_alternative_<InPlace, Variant, I>(std::forward<Value>(value),
+                                                  allocator,
+                                                  takes_allocator<Variant, I, Value, Allocator>{});
+}
+
+/// ``make_alternative`` of alternative ``I`` of ``source`` (moved from where ``Source`` is
+/// not an lvalue reference).
+template <template <std::size_t> class InPlace, typename Variant, std::size_t I, typename Source, typename Allocator>
+inline Variant with_allocator_at(Source&& source, const Allocator& allocator)
+{
+    auto* const value = Variant::template get_if<I>(&source);
+    using Value       = typename std::remove_reference<decltype(*value)>::type;
+    using Forwarded   = typename std::conditional<std::is_lvalue_reference<Source>::value, Value&, Value&&>::type;
+    return make_alternative<InPlace, Variant, I>(static_cast<Forwarded>(*value), allocator);
+}
+
+template <template <std::size_t> class InPlace, typename Variant, typename Source, typename Allocator, std::size_t... I>
+inline Variant with_allocator_(Source&& source, const Allocator& allocator, std::index_sequence<I...>)
+{
+    static constexpr Variant (*const by_index[])(Source&&, const Allocator&) = {
+        &with_allocator_at<InPlace, Variant, I, Source, Allocator>...};
+    return by_index[source.index()](std::forward<Source>(source), allocator);
 }
 
 /// A copy of ``source`` (moved from where it is an rvalue) whose alternative is made with
 /// ``allocator`` (make_alternative): what a PMR union's copy and move with an allocator hold.
-template <typename Variant, std::size_t I = 0U, typename Source, typename Allocator>
+template <template <std::size_t> class InPlace, typename Variant, typename Source, typename Allocator>
 inline Variant with_allocator(Source&& source, const Allocator& allocator)
 {
-    if constexpr ((I + 1U) < std::variant_size<typename Variant::Base>::value)
-    {
-        if (source.index() != I)
-        {
-            return with_allocator<Variant, I + 1U>(std::forward<Source>(source), allocator);
-        }
-    }
-    auto* const value = std::get_if<I>(&source);
-    if constexpr (std::is_lvalue_reference<Source>::value)
-    {
-        return make_alternative<Variant, I>(*value, allocator);
-    }
-    else
-    {
-        return make_alternative<Variant, I>(std::move(*value), allocator);
-    }
+    return with_allocator_<InPlace, Variant>(std::forward<Source>(source),
+                                             allocator,
+                                             std::make_index_sequence<Variant::MAX_INDEX>{});
 }
-#endif
 
 }  // namespace wireplan_detail
 
