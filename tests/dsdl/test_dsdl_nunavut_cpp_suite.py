@@ -71,9 +71,12 @@ FLAVOURS = {
     "cetl++14-17": ("c++14", CETL),
 }
 # The flavours the suite's verification/CMakeLists.txt builds the allocator files for, and
-# test_unionant.cpp for two of the allocator flavours it builds it for too; the other files
-# are built for c++17 here (the suite builds them for more).
+# for test_constant, test_large_bitset and test_unionant some of the allocator flavours it
+# builds them for too; the other files are built for c++17 here (the suite builds them for
+# more).
 BUILT_FOR = {
+    "test_constant": ["c++17", "c++17-pmr"],
+    "test_large_bitset": ["c++17", "c++17-pmr"],
     "test_unionant": ["c++17", "c++17-pmr", "cetl++14-17"],
     "test_array_c++17-pmr": ["c++17-pmr", "c++20-pmr"],
     "test_unionant_pmr": ["cetl++14-17", "c++17-pmr", "c++20-pmr"],
@@ -131,7 +134,8 @@ def includes(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], 
     out["nunavut", "c++17"].append(base / "nunavut" / "c")
     out["wireplan", "c++17"].append(base / "wireplan" / "c")
     alloc = [str(REGULATED), str(ROOTS[1]), f"{UAVCAN}:register/Value.1.0.dsdl",
-             f"{UAVCAN}:metatransport/can/ArbitrationID.0.1.dsdl"]  # fmt: skip
+             f"{UAVCAN}:metatransport/can/ArbitrationID.0.1.dsdl",
+             f"{UAVCAN}:node/port/SubjectIDList.0.1.dsdl"]  # fmt: skip
 
     def nnvg_cpp(flavour: str) -> subprocess.Popen[str]:
         targets = list(map(str, ROOTS)) if flavour == "c++17" else alloc
