@@ -437,6 +437,9 @@ BUILDS: dict[str, Build] = {
     # at their capacity instead of throwing
     "cpp_cetl": Build("wireplan_cpp_cetl", False, "-O2", extra=(*CETL, "-std=c++14")),
     "cpp_cetl17": Build("wireplan_cpp_cetl", False, "-O2", extra=(*CETL, *NO_EXCEPTIONS)),
+    "cpp_cetl_clang": Build(
+        "wireplan_cpp_cetl", False, "-O2", clang=True, extra=(*CETL, "-std=c++14")
+    ),
     "nunavut_cpp_cetl": Build("nunavut_cpp_cetl", False, "-O0", extra=(*CETL, "-std=c++14")),
 }
 # Every real target, C and C++, with the fast build (the headers choose their path by the
