@@ -189,16 +189,26 @@ NNVG_CETL_FIX = {
 }
 
 
+def nnvg_standard(standard: str, folder: Path) -> list[str]:
+    """nnvg's C++ options for ``standard``; for cetl++14-17 with NNVG_CETL_FIX, written into
+    ``folder`` (``--configuration`` takes every argument up to the next option: let another
+    option follow)."""
+    options = [*NNVG_CPP, standard]
+    if standard == "cetl++14-17":
+        fix = folder / "nnvg-cetl.json"
+        fix.write_text(json.dumps(NNVG_CETL_FIX))
+        options += ["--configuration", str(fix)]
+    return options
+
+
 def run_nnvg(
     out: Path, targets: list[str], lookup: list[Path], language: str = "c", standard: str = "c++17"
 ) -> None:
     nnvg = _need(shutil.which(nnvg_path()), f"nunavut's nnvg ({nnvg_path()})")
-    lang = [*NNVG_CPP, standard] if language == "cpp" else ["--target-language", "c"]
     with tempfile.TemporaryDirectory(prefix="nnvg-") as tmp:
-        if language == "cpp" and standard == "cetl++14-17":
-            fix = Path(tmp) / "cetl.json"
-            fix.write_text(json.dumps(NNVG_CETL_FIX))
-            lang += ["--configuration", str(fix)]  # takes every argument up to the next option
+        lang = (
+            nnvg_standard(standard, Path(tmp)) if language == "cpp" else ["--target-language", "c"]
+        )
         cmd = [nnvg, *lang, "--outdir", str(out)]
         for d in lookup:
             cmd += ["--lookup-dir", str(d)]

@@ -11,7 +11,6 @@ on wireplan's.  A build must also be free of warnings, as the suite's -Werror de
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 import subprocess
@@ -23,7 +22,7 @@ import pytest
 
 import wireplan.dsdl as dsdl
 
-from ._producers import NNVG_CETL_FIX, NNVG_CPP, nnvg_path
+from ._producers import nnvg_path, nnvg_standard
 from ._support import UAVCAN
 
 HERE = Path(__file__).resolve().parent
@@ -126,10 +125,8 @@ def includes(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], 
     NUNAVUT_ASSERT=EXPECT_TRUE), is left out, as in test_dsdl_nunavut_suite.py.  For the
     allocator flavours nnvg writes only what their files include (``regulated``, ``mymsgs``
     and uavcan.register.Value: a third of its time for all of ``uavcan``), and for
-    cetl++14-17 with nunavut 3.1.0's CETL class name corrected (NNVG_CETL_FIX)."""
+    cetl++14-17 with nunavut 3.1.0's CETL class name corrected (_producers.nnvg_standard)."""
     base = tmp_path_factory.mktemp("cpp-suite")
-    fix = base / "cetl.json"
-    fix.write_text(json.dumps(NNVG_CETL_FIX))
     out = {(who, flavour): [base / who / flavour] for who in PRODUCERS for flavour in FLAVOURS}
     out["nunavut", "c++17"].append(base / "nunavut" / "c")
     out["wireplan", "c++17"].append(base / "wireplan" / "c")
@@ -139,9 +136,8 @@ def includes(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], 
 
     def nnvg_cpp(flavour: str) -> subprocess.Popen[str]:
         targets = list(map(str, ROOTS)) if flavour == "c++17" else alloc
-        config = ["--configuration", str(fix)] if flavour == "cetl++14-17" else []
-        # --configuration takes every argument up to the next option: it comes last
-        return _nnvg(out["nunavut", flavour][0], [*NNVG_CPP, flavour, *targets, *config])
+        # the targets first: a --configuration option takes every argument up to the next option
+        return _nnvg(out["nunavut", flavour][0], [*targets, *nnvg_standard(flavour, base)])
 
     c_args = ["--target-language", "c", str(REGULATED), "--option", "cpp_safe_c=true"]
     theirs = [_nnvg(out["nunavut", "c++17"][1], c_args), *map(nnvg_cpp, FLAVOURS)]

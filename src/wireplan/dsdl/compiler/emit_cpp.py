@@ -68,9 +68,14 @@ class CppFlavour:
     cetl: bool = False
 
     @property
+    def pmr(self) -> bool:
+        """Whether the classes take an allocator (nunavut's ``std_flavor`` pmr or cetl)."""
+        return self.allocator is not None
+
+    @property
     def family(self) -> str:
         """``std``, ``pmr`` or ``cetl``: headers of one family only compile together."""
-        return "cetl" if self.cetl else "pmr" if self.allocator else "std"
+        return "cetl" if self.cetl else "pmr" if self.pmr else "std"
 
 
 PMR_ALLOCATOR = "std::pmr::polymorphic_allocator<void>"
@@ -146,7 +151,7 @@ def _traits(t: Composite, fixed_port_id: int | None, half: str | None, fl: CppFl
     if fields:
         out += ["        struct TypeOf", "        {", "            TypeOf() = delete;"]
         out += [
-            f"            using {cpp_strop(f.name)} = {cpp_type(f.type, fl.allocator is not None, fl.cetl)};"
+            f"            using {cpp_strop(f.name)} = {cpp_type(f.type, fl.pmr, fl.cetl)};"
             for f in fields
         ]
         out.append("        };")
@@ -266,7 +271,7 @@ def _variant_cxx14(names: Sequence[str], types: Sequence[str]) -> list[str]:
 def _union(t: Composite, fl: CppFlavour) -> list[str]:
     names = [cpp_strop(f.name) for f in t.fields]
     types = [cpp_type(f.type) for f in t.fields]
-    pmr = fl.allocator is not None
+    pmr = fl.pmr
     if fl.variant == "wireplan":
         out = _variant_cxx14(names, types)
     else:
@@ -340,7 +345,7 @@ def _composite(
     )
     out = [f"// {t.full_name}: {moves.strategy} ({moves.reason})", f"struct {attribute}{cls} final"]
     out.append("{")
-    pmr = fl.allocator is not None
+    pmr = fl.pmr
     if pmr:
         out += [f"    using allocator_type = {fl.allocator};", ""]
     out += _traits(t, fixed_port_id, half, fl)
