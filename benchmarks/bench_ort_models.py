@@ -19,8 +19,8 @@ cache, everything in this one process:
 2. Load: ``wireplan.ort.load`` of our ``none`` .ort (the graph and weights of the
    .onnx) and ``raw_data`` of every tensor of ``OrtModel.tensors()`` (initializers and
    tensor attributes; numpy views into the mapping), closed again, against
-   ``onnx.load`` of the .onnx; and ``load`` alone (what decoding is deferred stays
-   undone).
+   ``onnx.load`` of the .onnx; the same with ``verify="all"`` (the whole file checked
+   first); and ``load`` alone (what decoding is deferred stays undone).
 3. Sessions: creation and the first ``run`` from our .ort and from onnxruntime's
    .ort of the same style, both through ``wireplan.ort.session`` (the file mapped,
    initializers used in place: ``session.use_memory_mapped_ort_model`` and
@@ -154,8 +154,8 @@ def ours_convert(src: Path, dst: Path, style: str) -> None:
     wireplan.ort.convert(src, dst, optimization=style, durable=False)
 
 
-def ours_load(path: Path, payloads: bool = True) -> None:
-    with wireplan.ort.load(path) as om:
+def ours_load(path: Path, payloads: bool = True, verify: str = "access") -> None:
+    with wireplan.ort.load(path, verify=verify) as om:
         if payloads:
             for t in om.tensors():
                 _ = t.raw_data  # a view of the payload
@@ -297,9 +297,13 @@ def cases_of(model: Model, folder: Path) -> list[Case]:
     if "none" not in model.ours:
         out.append(Case(("load", "ours"), timed(int), failed=MISSING))
         out.append(Case(("load", "alone"), timed(int), failed=MISSING))
+        out.append(Case(("load", "all"), timed(int), failed=MISSING))
     else:
         out.append(Case(("load", "ours"), timed(partial(ours_load, model.ours["none"]))))
         out.append(Case(("load", "alone"), timed(partial(ours_load, model.ours["none"], False))))
+        out.append(
+            Case(("load", "all"), timed(partial(ours_load, model.ours["none"], True, "all")))
+        )
     out.append(Case(("load", "onnx"), timed(partial(onnx.load, str(src)))))
     for style in STYLES:
         for side, files in (("ours", model.ours), ("theirs", model.theirs)):
@@ -426,11 +430,13 @@ def rows(models: list[Model], steady_times: dict[str, dict[str, Any]]) -> dict[s
                 )
             )
         ours, alone, other = c["load", "ours"], c["load", "alone"], c["load", "onnx"]
+        whole = c["load", "all"]
         load.append(
             (
                 m.name,
                 spread(alone.times["time"]) if not alone.failed else REFUSED,
                 spread(ours.times["time"]) if not ours.failed else REFUSED,
+                spread(whole.times["time"]) if not whole.failed else REFUSED,
                 spread(other.times["time"]) if not other.failed else REFUSED,
                 ratio(other.times["time"], ours.times["time"])
                 if not (ours.failed or other.failed)
@@ -472,7 +478,10 @@ def rows(models: list[Model], steady_times: dict[str, dict[str, Any]]) -> dict[s
 
 FACTS = "model | nodes: | nodes, `fixed`: | .onnx: | .ort `none`: | .ort `fixed`: | .ort `runtime`:"
 CONVERT = "model | style | wireplan `convert`: | onnxruntime's converter: | theirs / ours:"
-LOAD = "model | `load` alone: | `load` + every `raw_data`: | `onnx.load`: | onnx / ours:"
+LOAD = (
+    'model | `load` alone: | `load` + every `raw_data`: | the same, `verify="all"`: '
+    "| `onnx.load`: | onnx / ours:"
+)
 SESSIONS = (
     "model | style | create, our .ort: | create, theirs: | create, .onnx: "
     "| first run, our .ort: | first run, theirs: | first run, .onnx:"
@@ -497,8 +506,8 @@ def render(r: dict[str, Any]) -> str:
         ],
         report.table(CONVERT, r["convert"]),
         [
-            "Load, ms: our `none` .ort, alone and with `raw_data` of every tensor (views), "
-            "against `onnx.load` of the .onnx:"
+            "Load, ms: our `none` .ort, alone and with `raw_data` of every tensor (views; "
+            "verified on access, and the whole file first), against `onnx.load` of the .onnx:"
         ],
         report.table(LOAD, r["load"]),
         [

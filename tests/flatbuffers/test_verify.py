@@ -1,4 +1,4 @@
-"""The whole-buffer verifier against the eager decoder: the same verdict on every buffer.
+"""The whole-buffer verifier against the eager decoder, and reads verified on access.
 
 ``verified`` is what lets a lazy read hand out tables on access: if it passes a buffer
 the decoder would refuse, a later access fails far from ``load``; if it refuses one the
@@ -166,3 +166,72 @@ def test_threads_decode_a_lazy_list_once() -> None:
             w.join()
         assert len(seen) == 4 and all(s == seen[0] for s in seen)
         assert all(s[1] is inners[0] for s in seen)  # one decode: the same objects
+
+
+# -- verified on access (verify=False): each table checked when it is decoded -----------------
+
+
+def test_read_on_access_decodes_one_element_at_a_time() -> None:
+    buf = build_full()
+    eager = TableReader(SCHEMA, buf).read_table("Root", TableReader(SCHEMA, buf).root_position())
+    reader = TableReader(SCHEMA, buf, lazy=True, verify=False)
+    lazy = reader.read_table("Root", reader.root_position())
+    inners = lazy["inners"]
+    assert reader.present is None and len(inners) == 3 and not inners.decoded
+    second = inners[1]
+    assert not inners.decoded and inners[-2] is second  # one element, decoded once
+    assert plain(second) == plain(eager["inners"][1])
+    assert plain(lazy) == plain(eager) and inners.decoded
+    assert inners[1] is second  # the whole list keeps what was decoded before
+    with pytest.raises(IndexError):
+        inners[3]
+
+
+def test_read_on_access_raises_where_the_damage_is_read() -> None:
+    buf = bytearray(build_full())
+    buf[bytes(buf).index(b"i1\0") + 2] = ord("x")  # inners[1].name loses its NUL
+    with pytest.raises(DecodeError, match="NUL") as eager:
+        TableReader(SCHEMA, bytes(buf)).read_table("Root", struct.unpack_from("<I", buf)[0])
+    reader = TableReader(SCHEMA, bytes(buf), lazy=True, verify=False)
+    inners = reader.read_table("Root", reader.root_position())["inners"]  # not read yet: no error
+    assert plain(inners[0])["name"] == "i0" and plain(inners[2])["name"] == "i2"
+    for use in (lambda: inners[1], lambda: list(inners)):
+        with pytest.raises(DecodeError) as late:
+            use()
+        assert (late.value.offset, late.value.path) == (eager.value.offset, eager.value.path)
+
+
+def vtable_fields(reader: TableReader, pos: int, table: str) -> set[str]:
+    """The fields the vtable of the ``table`` at ``pos`` stores."""
+    return {f.name for f in reader.schema.tables[table].fields
+            if reader.field_position(table, pos, f.name) is not None}  # fmt: skip
+
+
+@settings(max_examples=200, deadline=None)
+@given(flips=st.lists(st.tuples(st.integers(0, 1 << 16), st.integers(0, 255)), max_size=3))
+def test_candidates_never_leave_out_an_element_that_holds_a_field(
+    flips: list[tuple[int, int]],
+) -> None:
+    """``candidates`` from the vtables: every element with the field, on sound and damaged
+    buffers (an element it names may still fail to decode; one it leaves out has no such field)."""
+    buf = bytearray(build_full())
+    for at, value in flips:
+        buf[at % len(buf)] = value
+    reader = TableReader(SCHEMA, bytes(buf), lazy=True, verify=False)
+    try:
+        inners = reader.read_table("Root", reader.root_position())["inners"]
+    except DecodeError:
+        return
+    if not isinstance(inners, TableList):
+        return
+    for wanted in (("name",), ("v",), ("name", "v")):
+        chosen = inners.candidates(None, wanted)
+        for i in range(len(inners)):
+            at = inners._pending[1] + 4 + 4 * i  # type: ignore[index]
+            try:
+                held = vtable_fields(reader, reader.follow(at), "Inner") & set(wanted)
+            except DecodeError:
+                continue  # a damaged element: decoding it raises, whether chosen or not
+            assert i in chosen or not held, (wanted, i, chosen)
+    if not flips:
+        assert inners.candidates(None, ("name",)) == [0, 1, 2]

@@ -16,6 +16,7 @@ checked for:
 from __future__ import annotations
 
 import contextlib
+from copy import deepcopy
 from typing import Any
 
 import numpy as np
@@ -123,15 +124,30 @@ def setup() -> None:
     kernel_types.signature("", "Add", 17)  # operator schemas are looked up once
 
 
-def _load(data: bytes, copy: bool) -> tuple[Any, wireplan.DecodeError | None]:
+def _checked(data: bytes, exc: wireplan.DecodeError) -> wireplan.DecodeError:
+    # len(data) only for a buffer too short to hold a header: "the input ends here".
+    n = len(data) if len(data) < 12 else len(data) - 1
+    assert exc.offset is None or 0 <= exc.offset <= n, f"{exc!r} of {len(data)} bytes"
+    assert exc.path.startswith("$"), repr(exc)
+    return exc
+
+
+def _load(data: bytes, copy: bool, verify: str = "all") -> tuple[Any, wireplan.DecodeError | None]:
     try:
-        return load(data, copy=copy), None
+        return load(data, copy=copy, verify=verify), None
     except wireplan.DecodeError as exc:
-        # len(data) only for a buffer too short to hold a header: "the input ends here".
-        n = len(data) if len(data) < 12 else len(data) - 1
-        assert exc.offset is None or 0 <= exc.offset <= n, f"{exc!r} of {len(data)} bytes"
-        assert exc.path.startswith("$"), repr(exc)
-        return None, exc
+        return None, _checked(data, exc)
+
+
+def _read_all(data: bytes) -> wireplan.DecodeError | None:
+    """Load verified on access, then read every table (a deep copy visits every field)."""
+    model, err = _load(data, copy=False, verify="access")
+    if model is not None:
+        try:
+            deepcopy(model)
+        except wireplan.DecodeError as exc:
+            return _checked(data, exc)
+    return err
 
 
 def TestOneInput(data: bytes) -> None:
@@ -142,6 +158,10 @@ def TestOneInput(data: bytes) -> None:
     )
     if err is not None and err_copied is not None:
         assert (err.offset, err.path) == (err_copied.offset, err_copied.path), (err, err_copied)
+    err_late = _read_all(data)
+    assert (err is None) == (err_late is None), (
+        f"verified first / on access: {err!r} / {err_late!r}"
+    )
     if model is None:
         return
     with model:

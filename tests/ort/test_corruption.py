@@ -32,11 +32,19 @@ def load_or_decode_error(data: bytes) -> bool:
 
 
 def eager_and_lazy_agree(data: bytes) -> bool:
-    """The lazy read (verified first, tables decoded on use) and the eager one agree on ``data``:
-    both refuse it with the same offset and path, or both read it and every lazy list decodes."""
+    """The lazy reads and the eager one agree on ``data``: verified first, both refuse it with
+    the same offset and path, or both read it and every lazy list decodes; verified on
+    access, reading every field fails where the eager read fails, and only there."""
 
-    def read(lazy: bool) -> object:
-        r = TableReader(ORT_SCHEMA, data, classes=TABLE_CLASSES, limits=ORT_LIMITS, lazy=lazy)
+    def read(lazy: bool, verify: bool = True) -> object:
+        r = TableReader(
+            ORT_SCHEMA,
+            data,
+            classes=TABLE_CLASSES,
+            limits=ORT_LIMITS,
+            lazy=lazy,
+            verify=verify,
+        )
         return r.read_table("InferenceSession", r.root_position(FILE_IDENTIFIER))
 
     try:
@@ -45,8 +53,12 @@ def eager_and_lazy_agree(data: bytes) -> bool:
         with pytest.raises(DecodeError) as info:
             read(True)
         assert (info.value.offset, info.value.path) == (exc.offset, exc.path)
+        with pytest.raises(DecodeError) as late:
+            touch(read(True, verify=False))
+        assert 0 <= late.value.offset <= len(data) and late.value.path.startswith("$")
         return False
     touch(read(True))
+    touch(read(True, verify=False))
     return True
 
 
@@ -138,8 +150,13 @@ def test_absurd_payload_length(tiny_ort: bytes) -> None:
     raw = locate(data, ["model", "graph", "initializers", 0, "raw_data"])
     data[raw : raw + 4] = struct.pack("<I", 0x7FFFFFFF)
     with pytest.raises(LimitError) as info:
-        load(bytes(data))
+        load(bytes(data), verify="all")
     assert info.value.path == "$.model.graph.initializers[0].raw_data"
+    om = load(bytes(data))  # verified on access: the tensor is not read yet
+    assert len(om.graph.initializers) > 0
+    with pytest.raises(LimitError) as again:
+        om.graph.initializers[0]
+    assert (again.value.offset, again.value.path) == (info.value.offset, info.value.path)
 
 
 def test_reference_back_to_itself(tiny_ort: bytes) -> None:

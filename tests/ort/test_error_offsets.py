@@ -21,9 +21,11 @@ from wireplan import DecodeError, LimitError, WireplanError
 from wireplan.flatbuffers.reader import TableReader
 from wireplan.ort import from_onnx, load, to_bytes, to_onnx
 from wireplan.ort.model import TABLE_CLASSES, OrtModel
+from wireplan.ort.reader import VERIFY
 from wireplan.ort.schema import ORT_SCHEMA
 
 from .conftest import feature_model
+from .ort_corpus import touch
 
 _TABLE_OF = {cls: name for name, cls in TABLE_CLASSES.items()} | {OrtModel: "InferenceSession"}
 
@@ -62,12 +64,20 @@ def ort_bytes(request: pytest.FixtureRequest, feature_ort: Path) -> bytes:
     return writer_ort() if request.param == "writer" else feature_ort.read_bytes()
 
 
-def decode_error(data: bytes) -> DecodeError | None:
+def decode_error(data: bytes, verify: str = "all") -> DecodeError | None:
+    """The error loading ``data`` and then reading every field raises (``None``: none)."""
     try:
-        load(data)
+        with load(data, verify=verify) as om:
+            touch(om)
     except DecodeError as exc:
         return exc
     return None
+
+
+@pytest.fixture(params=VERIFY)
+def verify(request: pytest.FixtureRequest) -> str:
+    """Each way ``load`` verifies: the error is the same, raised by load or on access."""
+    return str(request.param)
 
 
 def test_every_table_kind_is_covered(ort_bytes: bytes) -> None:
@@ -97,7 +107,7 @@ def test_every_table_kind_is_covered(ort_bytes: bytes) -> None:
     }
 
 
-def test_bad_reference_to_each_table_names_the_reference(ort_bytes: bytes) -> None:
+def test_bad_reference_to_each_table_names_the_reference(ort_bytes: bytes, verify: str) -> None:
     reader = TableReader(ORT_SCHEMA, ort_bytes)
     seen = 0
     for path, kind, table in references(load(ort_bytes)):
@@ -109,20 +119,20 @@ def test_bad_reference_to_each_table_names_the_reference(ort_bytes: bytes) -> No
         for value in (0xFFFFFFF0, 0x80000000, len(ort_bytes) - at):
             data = bytearray(ort_bytes)
             data[at : at + 4] = struct.pack("<I", value)
-            err = decode_error(bytes(data))
+            err = decode_error(bytes(data), verify)
             assert err is not None, (path, value)
             assert (err.offset, err.path) == (at, path), (table, value, str(err))
         # The table's own soffset to its vtable, pointing outside.
         data = bytearray(ort_bytes)
         data[target : target + 4] = struct.pack("<i", -0x7FFFFFF0)
-        err = decode_error(bytes(data))
+        err = decode_error(bytes(data), verify)
         assert err is not None and "vtable" in err.reason
         assert (err.offset, err.path) == (target, path), str(err)
         seen += 1
     assert seen > 50
 
 
-def test_bad_vector_length_names_the_length(ort_bytes: bytes) -> None:
+def test_bad_vector_length_names_the_length(ort_bytes: bytes, verify: str) -> None:
     reader = TableReader(ORT_SCHEMA, ort_bytes)
     for path, kind, _ in references(load(ort_bytes)):
         if kind != "vector":
@@ -132,12 +142,12 @@ def test_bad_vector_length_names_the_length(ort_bytes: bytes) -> None:
         vec = reader.follow(at)
         data = bytearray(ort_bytes)
         data[vec : vec + 4] = struct.pack("<I", 0x7FFFFFFF)
-        with pytest.raises(LimitError) as info:
-            load(bytes(data))
-        assert (info.value.offset, info.value.path) == (vec, path)
+        err = decode_error(bytes(data), verify)
+        assert isinstance(err, LimitError), (path, err)
+        assert (err.offset, err.path) == (vec, path)
 
 
-def test_bad_vtable_entries_name_the_entry(ort_bytes: bytes) -> None:
+def test_bad_vtable_entries_name_the_entry(ort_bytes: bytes, verify: str) -> None:
     """Every vtable entry set past its table: the error is at the entry (vtables are shared)."""
     reader = TableReader(ORT_SCHEMA, ort_bytes)
     vtables = set()
@@ -152,12 +162,12 @@ def test_bad_vtable_entries_name_the_entry(ort_bytes: bytes) -> None:
                 continue
             data = bytearray(ort_bytes)
             data[entry : entry + 2] = struct.pack("<H", 0xFFF0)
-            err = decode_error(bytes(data))
+            err = decode_error(bytes(data), verify)
             assert err is not None and err.offset == entry, str(err)
         for at, value in ((vt, 3), (vt, 0xFFFE), (vt + 2, 0xFFFF)):
             data = bytearray(ort_bytes)
             data[at : at + 2] = struct.pack("<H", value)
-            err = decode_error(bytes(data))
+            err = decode_error(bytes(data), verify)
             assert err is not None and err.offset == at, str(err)
 
 
@@ -172,6 +182,9 @@ def _check(data: bytes) -> None:
     try:
         to_onnx(model)
         to_bytes(model)
+    except DecodeError as exc:  # a damaged table reached on access
+        assert exc.offset is None or 0 <= exc.offset < len(data), str(exc)
+        assert exc.path.startswith("$")
     except WireplanError:
         pass
 

@@ -203,6 +203,39 @@ def test_vectors_of_tables_are_decoded_on_first_use(feature_ort: Path) -> None:
     ]
 
 
+def test_tensors_decode_only_the_nodes_that_hold_them(feature_ort: Path) -> None:
+    """Verified on access, ``tensors()`` and ``graphs()`` find attribute tensors and subgraphs
+    from the vtables: they decode the nodes that have them, the same objects a full read
+    gives, and the same tensors as an eager read."""
+    eager = load(feature_ort, copy=True)
+    with load(feature_ort) as om:
+        nodes = om.graph.nodes
+        found = list(om.tensors())
+        graphs = list(om.graphs())
+        assert isinstance(nodes, TableList) and not nodes.decoded
+        holders = [
+            i for i, n in enumerate(eager.graph.nodes)
+            if any(a.t is not None or a.tensors or a.g is not None or a.graphs
+                   for a in n.attributes)
+        ]  # fmt: skip
+        assert (
+            holders and nodes.candidates("attributes", ("t", "tensors", "g", "graphs")) == holders
+        )
+        assert len(holders) < len(nodes)
+        assert [t.name for t in found] == [t.name for t in eager.tensors()]
+        assert len(graphs) == len(list(eager.graphs())) > 1
+        full = [t for _, t in tensor_paths(om)]  # now every node decoded: still the same objects
+        assert list(map(id, full)) == list(map(id, found))
+        assert to_onnx(om).SerializeToString() == to_onnx(eager).SerializeToString()
+
+
+def test_verify_is_access_or_all(feature_ort: Path) -> None:
+    with load(feature_ort, verify="all") as om:
+        assert [t.name for t in om.tensors()] == [t.name for t in load(feature_ort).tensors()]
+    with pytest.raises(ArgumentError, match="verify is one of 'access', 'all'"):
+        load(feature_ort, verify="lazy")
+
+
 def test_context_manager_closes(feature_ort: Path) -> None:
     with load(feature_ort) as om:
         assert not om.closed
@@ -256,9 +289,15 @@ def test_error_inside_a_subgraph(feature_ort: Path) -> None:
     at = locate(data, ["model", "graph", "nodes", 2, "attributes", k, "g", "nodes", 0, "op_type"])
     data[at + 4] = 0xFF  # not UTF-8
     with pytest.raises(DecodeError) as info:
-        load(bytes(data))
+        load(bytes(data), verify="all")
     assert info.value.path == f"$.model.graph.nodes[2].attributes[{k}].g.nodes[0].op_type"
     assert info.value.offset == at + 4
+    # Verified on access: the same error, once the subgraph's node is read.
+    om = load(bytes(data))
+    subgraph = om.graph.nodes[2].attributes[k].g
+    with pytest.raises(DecodeError) as late:
+        subgraph.nodes[0]
+    assert (late.value.offset, late.value.path) == (info.value.offset, info.value.path)
 
 
 def test_graph_fields_are_all_present(feature_ort: Path) -> None:

@@ -263,8 +263,11 @@ def test_writer_nesting_limit_is_onnxruntimes() -> None:
     with pytest.raises(Exception, match="verification failed"):
         peer.run(bytes(unlimited), feeds)
     with pytest.raises(LimitError, match=f"deeper than {MAX_DEPTH}") as err:
-        load(bytes(unlimited))
+        load(bytes(unlimited), verify="all")
     assert 0 <= err.value.offset < len(unlimited)
+    with pytest.raises(LimitError, match=f"deeper than {MAX_DEPTH}") as late:
+        to_onnx(load(bytes(unlimited)))  # verified on access: when the deep tables are read
+    assert 0 <= late.value.offset < len(unlimited)
     assert to_onnx(load(bytes(unlimited), limits=Limits(max_depth=200))).graph.node
 
 

@@ -9,6 +9,7 @@ The functions take the :class:`~wireplan.flatbuffers.reader.TableReader` as ``r`
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import struct
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -216,6 +217,22 @@ def _fail_union(union: str, code: int, at: int) -> NoReturn:
     raise DecodeError(f"union {union} has no member with type code {code}", at)
 
 
+def _positional(cls: Callable[..., Any], names: list[str]) -> bool:
+    """Whether ``cls`` takes ``names`` as its first parameters, in order, by position
+    (cheaper than keywords), the others having defaults."""
+    try:
+        params = list(inspect.signature(cls).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    if [p.name for p in params[: len(names)]] != names:
+        return False
+    ok = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return all(p.kind in ok for p in params[: len(names)]) and all(
+        p.default is not inspect.Parameter.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+        for p in params[len(names) :]
+    )
+
+
 def _generate(
     plans: Mapping[str, tuple[list[_FieldPlan], Callable[..., Any] | None]],
     lazy: bool,
@@ -306,8 +323,11 @@ def _generate(
                 w("            if tp + 4 > n:")
                 w("                r._ref(at)")
                 w(f"            {v} = t_{f.target}(r, tp, depth + 1)")
-            elif kind == _VEC_TABLE and lazy:  # a verified buffer: decoded on first use
-                w(f"            {v} = TableList(r, r._ref(pos + fo), v_{f.target}, depth + 1)")
+            elif kind == _VEC_TABLE and lazy:  # decoded as used
+                w(
+                    f"            {v} = TableList(r, r._ref(pos + fo), t_{f.target}, "
+                    f"{f.target!r}, depth + 1, {f.name!r})"
+                )
             elif kind == _VEC_TABLE:
                 w(f"            {v} = v_{f.target}(r, r._ref(pos + fo), depth + 1)")
             elif kind == _VEC_STRING:
@@ -361,7 +381,9 @@ def _generate(
                 w(f"        {v} = []")
             else:
                 w(f"        {v} = {dname}")
-        if cls is not None:
+        if cls is not None and _positional(cls, [f.name for f in fields]):
+            w(f"    return C_{tname}({', '.join(f'v{i}' for i in range(len(fields)))})")
+        elif cls is not None:
             w(f"    return C_{tname}({', '.join(args)})")
         else:
             w("    return {" + ", ".join(f"{f.name!r}: v{i}" for i, f in enumerate(fields)) + "}")
@@ -398,15 +420,29 @@ _DECODERS: dict[
 ] = {}
 
 
+# The answer for a mapping seen before, with its items then (compared by identity of values).
+_Decoders = tuple[
+    dict[str, tuple[list[_FieldPlan], Callable[..., Any] | None]],
+    dict[str, Callable[[Any, int, int], Any]],
+]
+_LAST: dict[tuple[int, int, bool], tuple[Schema, tuple[tuple[str, Any], ...], _Decoders]] = {}
+
+
 def decoders(
     schema: Schema, classes: Mapping[str, Callable[..., Any]], lazy: bool = False
 ) -> tuple[
     dict[str, tuple[list[_FieldPlan], Callable[..., Any] | None]],
     dict[str, Callable[[Any, int, int], Any]],
 ]:
-    key = (id(schema), tuple(sorted((name, id(c)) for name, c in classes.items())), lazy)
+    items = tuple(classes.items())
+    last = _LAST.get((id(schema), id(classes), lazy))
+    if last is not None and last[0] is schema and last[1] == items:  # the same mapping again
+        return last[2]
+    key = (id(schema), tuple(sorted((name, id(c)) for name, c in items)), lazy)
     hit = _DECODERS.get(key)
     if hit is not None and hit[0] is schema:
+        if len(_LAST) < 64:
+            _LAST[(id(schema), id(classes), lazy)] = (schema, items, (hit[1], hit[2]))
         return hit[1], hit[2]
     comp = _compiled(schema)
     plans: dict[str, tuple[list[_FieldPlan], Callable[..., Any] | None]] = {}

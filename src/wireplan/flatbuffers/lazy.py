@@ -1,11 +1,20 @@
-"""A vector of tables decoded when it is first used: what a lazy read hands out.
+"""A vector of tables decoded as it is used: what a lazy read hands out.
 
 :class:`TableList` stands where an eager decode puts a ``list`` of table objects.
-Its length is read from the buffer; the first other use (indexing, iterating,
-comparing, changing it) decodes every element at once and from then on it
-behaves as that list.  It is only made over a buffer that
-:func:`wireplan.flatbuffers.verify.verified` has passed, so decoding it later
-cannot fail; it keeps the buffer alive until it has been decoded.
+Its length is read (and checked) when it is made.  Indexing one element decodes
+that element only and keeps it, so asking again gives the same object; any other
+use (iterating, slicing, comparing, changing it) decodes the rest at once, keeping
+what was already decoded, and from then on it behaves as that list.
+
+A lazy read verifies on access: each table is checked by the same decoder, with
+the same checks and limits, when it is decoded, so a damaged table raises
+:class:`~wireplan.DecodeError` when the list reaches it, with the byte offset and
+the full path.  (A reader that verified the whole buffer first cannot fail there.)
+
+:meth:`TableList.candidates` answers "which elements can hold a table with one of
+these fields?" from the vtables alone, without decoding: a walk that looks for
+rare fields (a tensor or a graph in a node attribute) decodes only the elements
+it names.  The list keeps the buffer alive until it has been decoded.
 """
 
 from __future__ import annotations
@@ -16,45 +25,152 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, MutableSequence
 from typing import Any, SupportsIndex, overload
 
+from wireplan.errors import DecodeError
+
 __all__ = ["TableList"]
 
 _U32 = struct.Struct("<I").unpack_from
+_I32 = struct.Struct("<i").unpack_from
+_U16X2 = struct.Struct("<HH").unpack_from
+_U16 = struct.Struct("<H").unpack_from
 # Decoding shares its reader (the work budget); lists decode one at a time.
 _DECODING = threading.RLock()
 
+_Decode = Callable[[Any, int, int], Any]
+
 
 class TableList(MutableSequence[Any]):
-    """A list of decoded tables, decoded on first use (see the module)."""
+    """A list of decoded tables, decoded as used (see the module)."""
 
-    __slots__ = ("_items", "_pending")
+    __slots__ = ("_count", "_items", "_pending", "_scans", "_some")
 
     def __init__(
-        self, reader: Any, pos: int, decode: Callable[[Any, int, int], list[Any]], depth: int
+        self, reader: Any, pos: int, decode: _Decode, table: str, depth: int, field: str
     ) -> None:
+        """The vector of ``table`` tables at ``pos`` (its length), for ``reader``; ``decode``
+        decodes one element, ``field`` names the vector in error paths."""
+        self._count: int = reader._length(pos, 4)  # checked: the offsets lie in the buffer
         self._items: list[Any] | None = None
-        self._pending: tuple[Any, int, Callable[[Any, int, int], list[Any]], int] | None = (
+        self._some: dict[int, Any] = {}
+        self._scans: dict[str | None, list[tuple[int, int]]] | None = None
+        self._pending: tuple[Any, int, _Decode, str, int, str] | None = (
             reader,
             pos,
             decode,
+            table,
             depth,
+            field,
         )
 
     @property
     def decoded(self) -> bool:
-        """Whether the elements have been decoded (for tests and benchmarks)."""
+        """Whether every element has been decoded (for tests and benchmarks)."""
         return self._items is not None
 
     def may_hold(self, fields: Iterable[tuple[str, str]]) -> bool:
         """Whether the undecoded elements can reach a table with one of ``fields``.
 
-        ``(table, field)`` pairs; ``False`` only while nothing is decoded and the
-        verified buffer has none of those fields anywhere, so a walk can skip the list.
+        ``(table, field)`` pairs; ``False`` only while nothing is decoded and a reader
+        that verified the whole buffer found none of those fields anywhere.
         """
         pending = self._pending
-        if pending is None:
+        if pending is None or self._some:
             return True
         present = pending[0].present
         return present is None or any(f in present for f in fields)
+
+    def candidates(self, field: str | None, wanted: tuple[str, ...]) -> list[int]:
+        """Indices of the elements that may hold one of the fields ``wanted``: in the
+        element itself (``field`` ``None``) or in a table of its vector of tables ``field``.
+
+        Read from the vtables, nothing decoded; a superset: every element already
+        decoded counts, and so does any element whose bytes look wrong (decoding it
+        raises the error).  An element left out has none of ``wanted`` there.
+        """
+        pending = self._pending
+        if pending is None:
+            return list(range(len(self)))
+        reader, _, _, table, _, _ = pending
+        target, _, slots = _scan_plan(reader._plans, table, field, wanted)
+        some = self._some
+        if not slots or not self.may_hold((target, w) for w in wanted):
+            return sorted(some)
+        scans = self._scans
+        if scans is None:
+            scans = self._scans = {}
+        masks = scans.get(field)
+        if masks is None:  # one scan per vector field, whatever is wanted
+            masks = scans[field] = self._scan(field)
+        want = 0
+        for s in slots:
+            want |= 1 << s
+        found = [i for i, mask in masks if mask & want]
+        if some and not some.keys() <= set(found):  # elements decoded since: they count
+            return sorted(set(found) | some.keys())
+        return found
+
+    def _scan(self, field: str | None) -> list[tuple[int, int]]:
+        """``(index, mask)`` of the elements with a field (``field`` None) or a table in
+        their vector ``field`` with a field: bit ``k`` for slot ``k``, -1 where odd."""
+        reader, pos, _, table, _, _ = self._pending  # type: ignore[misc]
+        _, slot, _ = _scan_plan(reader._plans, table, field, ())
+        mv, n = reader._mv, reader._n
+        masks: dict[int, int] = {}  # vtable position -> its slots' presence mask
+        out = []
+        at = pos + 4
+        if field is None:
+            for i in range(self._count):
+                mask = _table_mask(mv, n, at + _U32(mv, at)[0], masks)
+                if mask:
+                    out.append((i, mask))
+                at += 4
+            return out
+        where: dict[int, tuple[int, int]] = {}  # element vtable -> (field offset, table size)
+        for i in range(self._count):
+            tp = at + _U32(mv, at)[0]
+            at += 4
+            found = where.get(tp - _I32(mv, tp)[0]) if tp + 4 <= n else None
+            if found is None:
+                found = _field_offset(mv, n, tp, slot)
+                if found[0] >= 0:
+                    where[tp - _I32(mv, tp)[0]] = found
+            fo, tsize = found
+            if fo < 0 or tp + tsize > n:
+                out.append((i, -1))  # odd: decoding raises
+                continue
+            if not fo:
+                continue
+            vp = tp + fo
+            vp += _U32(mv, vp)[0]
+            count = _U32(mv, vp)[0] if vp + 4 <= n else -1
+            if count < 0 or vp + 4 + 4 * count > n:
+                out.append((i, -1))
+                continue
+            mask = 0
+            for c in range(vp + 4, vp + 4 + 4 * count, 4):
+                mask |= _table_mask(mv, n, c + _U32(mv, c)[0], masks)
+            if mask:
+                out.append((i, mask))
+        return out
+
+    def _one(self, i: int) -> Any:
+        """Element ``i`` (in range), decoded once."""
+        found = self._some.get(i)
+        if found is not None:
+            return found
+        with _DECODING:
+            found = self._some.get(i)
+            if found is None:
+                assert self._pending is not None
+                found = self._some[i] = self._decode(i)
+        return found
+
+    def _decode(self, i: int) -> Any:
+        reader, pos, decode, _, depth, field = self._pending  # type: ignore[misc]
+        try:
+            return decode(reader, reader._ref(pos + 4 + 4 * i), depth)
+        except DecodeError as exc:
+            raise reader.placed(exc.under(f"[{i}]").under(f".{field}")) from None
 
     def _list(self) -> list[Any]:
         items = self._items
@@ -62,25 +178,32 @@ class TableList(MutableSequence[Any]):
             with _DECODING:  # one decode, whichever thread comes first
                 items = self._items
                 if items is None:
-                    assert self._pending is not None
-                    reader, pos, decode, depth = self._pending
-                    items = self._items = decode(reader, pos, depth)
+                    some = self._some
+                    items = [some[i] if i in some else self._decode(i) for i in range(self._count)]
+                    self._items = items
                     self._pending = None
+                    self._some = {}
         return items
 
     def __len__(self) -> int:
-        pending = self._pending
-        if pending is None:  # decoded
-            return len(self._list())
-        count: int = _U32(pending[0]._mv, pending[1])[0]
-        return count
+        items = self._items
+        return self._count if items is None else len(items)
 
     @overload
     def __getitem__(self, i: SupportsIndex) -> Any: ...
     @overload
     def __getitem__(self, i: slice) -> list[Any]: ...
     def __getitem__(self, i: SupportsIndex | slice) -> Any:
-        return self._list()[i]
+        items = self._items
+        if items is not None or isinstance(i, slice):
+            return self._list()[i]
+        k = i.__index__()
+        count = self._count
+        if k < 0:
+            k += count
+        if not 0 <= k < count:
+            raise IndexError("list index out of range")
+        return self._one(k)
 
     def __setitem__(self, i: Any, value: Any) -> None:
         self._list()[i] = value
@@ -145,3 +268,75 @@ class TableList(MutableSequence[Any]):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (list, (self._list(),))
+
+
+# -- the vtable reads behind candidates(): (-1, 0) or True where the bytes look wrong ----------
+
+_Plan = tuple[str, int, tuple[int, ...]]
+_PLANS: dict[tuple[int, str, str | None, tuple[str, ...]], tuple[Any, _Plan]] = {}
+
+
+def _scan_plan(plans: Any, table: str, field: str | None, wanted: tuple[str, ...]) -> _Plan:
+    """``(table searched, slot of field, slots of wanted)`` from the decoders' plans."""
+    key = (id(plans), table, field, wanted)
+    hit = _PLANS.get(key)
+    if hit is not None and hit[0] is plans:
+        return hit[1]
+    own = {p.name: p for p in plans[table][0]}
+    target = table if field is None else own[field].target
+    inner = {p.name: p for p in plans[target][0]}
+    slot = -1 if field is None else own[field].slot
+    found = (target, slot, tuple(inner[w].slot for w in wanted if w in inner))
+    if len(_PLANS) < 1024:
+        _PLANS[key] = (plans, found)
+    return found
+
+
+def _field_offset(mv: Any, n: int, tp: int, slot: int) -> tuple[int, int]:
+    """``(offset of field ``slot`` in the table at ``tp``, or 0 if absent; table size)``."""
+    if tp + 4 > n:
+        return -1, 0
+    vt = tp - _I32(mv, tp)[0]
+    if vt < 0 or vt + 4 > n:
+        return -1, 0
+    vtsize, tsize = _U16X2(mv, vt)
+    if vtsize < 4 or vtsize & 1 or vt + vtsize > n or tsize < 4:
+        return -1, 0
+    if slot >= (vtsize - 4) >> 1:
+        return 0, tsize
+    fo: int = _U16(mv, vt + 4 + 2 * slot)[0]
+    if fo and fo + 4 > tsize:
+        return -1, 0
+    return fo, tsize
+
+
+def _table_mask(mv: Any, n: int, tp: int, masks: dict[int, int]) -> int:
+    """The presence mask of the table at ``tp`` (bit ``k``: slot ``k`` set; -1 if odd)."""
+    if tp + 4 > n:
+        return -1
+    vt = tp - _I32(mv, tp)[0]
+    found = masks.get(vt)
+    if found is None:
+        found = -1
+        if vt >= 0 and vt + 4 <= n:
+            vtsize, tsize = _U16X2(mv, vt)
+            if vtsize >= 4 and not vtsize & 1 and vt + vtsize <= n and tsize >= 4:
+                found = 0
+                for k, fo in enumerate(_slots(vtsize)(mv, vt + 4)):
+                    if fo:
+                        found |= 1 << k
+        masks[vt] = found
+    return found
+
+
+_SLOTS: dict[int, Callable[..., tuple[int, ...]]] = {}
+
+
+def _slots(vtsize: int) -> Callable[..., tuple[int, ...]]:
+    """The unpacker of a vtable's slots (``vtsize`` bytes with its 4-byte head)."""
+    found = _SLOTS.get(vtsize)
+    if found is None:
+        found = struct.Struct(f"<{(vtsize - 4) >> 1}H").unpack_from
+        if len(_SLOTS) < 256:
+            _SLOTS[vtsize] = found
+    return found

@@ -31,11 +31,14 @@ size or entry), never the place a bad reference points to.  Alignment is not req
 unaligned views).  A union field's ``slot`` is its value's; the ``uint8``
 type code is in ``slot - 1``.  Unknown trailing slots are ignored.
 
-A reader made with ``lazy=True`` (no ``copy``) first verifies all a table
+A reader made with ``lazy=True`` (no ``copy``) puts a
+:class:`~wireplan.flatbuffers.lazy.TableList` where a vector of tables would
+be, decoded as used and checked then, by the same decoders (verification on
+access: an error is raised when a damaged table is reached, with its offset
+and full path).  With ``verify=True`` as well it first verifies all a table
 reaches in numpy passes (:mod:`wireplan.flatbuffers.verify`, the same checks
-and limits) and then puts a :class:`~wireplan.flatbuffers.lazy.TableList`
-where a vector of tables would be, decoded on first use; a buffer that fails
-the verification is decoded eagerly, which raises the error with its place.
+and limits), so that nothing decoded later can fail; a buffer that fails that
+verification is decoded eagerly, which raises the error with its place.
 
 Each table is decoded by a function generated from its plan (every slot
 unrolled, every check inline), compiled once per schema and set of
@@ -114,7 +117,10 @@ class TableReader:
         "_pending",
         "_plain",
         "_plans",
+        "_root",
+        "_verify",
         "_writable_source",
+        "limits",
         "present",
         "schema",
     )
@@ -129,17 +135,22 @@ class TableReader:
         large_bytes: int = 1 << 20,
         limits: Limits = DEFAULT_LIMITS,
         lazy: bool = False,
+        verify: bool = True,
         layout: Layout | None = None,
     ) -> None:
         if lazy and copy:
             raise ArgumentError("a lazy read views the buffer: it cannot copy")
         self.schema = schema
         self._classes = dict(classes or {})
-        self._plans, self._fns = decoders(schema, self._classes)
-        self._lazy_fns = decoders(schema, self._classes, lazy=True)[1] if lazy else None
+        given = classes if classes is not None else self._classes
+        self._plans, self._fns = decoders(schema, given)
+        self._lazy_fns = decoders(schema, given, lazy=True)[1] if lazy else None
         #: After a lazy :meth:`read_table` that verified: the fields the buffer holds.
         self.present: Present | None = None
         self._layout = layout  # filled by that verification
+        self._verify = verify or layout is not None
+        self._root: tuple[str, int, int] | None = None  # what read_table read
+        self.limits = limits
         # A view of its own, which stays valid when the source's memoryview is released.
         self._mv = as_memoryview(buffer)[:]
         self._n = self._mv.nbytes
@@ -158,14 +169,17 @@ class TableReader:
     def read_table(self, table: str, pos: int, depth: int = 0) -> Any:
         """Decode the table ``table`` that starts at byte ``pos``.
 
-        A reader made with ``lazy=True`` first verifies everything the table
-        reaches (:func:`~wireplan.flatbuffers.verify.verified`, a few numpy passes);
-        when that passes, vectors of tables come as
-        :class:`~wireplan.flatbuffers.lazy.TableList` (decoded on first use), and when
-        it does not, the eager decode raises the error with its offset and path.
+        A reader made with ``lazy=True`` hands out vectors of tables as
+        :class:`~wireplan.flatbuffers.lazy.TableList` (decoded and checked as used).
+        With ``verify`` it first verifies everything the table reaches
+        (:func:`~wireplan.flatbuffers.verify.verified`, a few numpy passes); when that
+        fails, the eager decode raises the error with its offset and path.
         """
+        self._root = (table, pos, depth)
         lazy = self._lazy_fns
-        if lazy is not None:
+        if lazy is not None and not self._verify:
+            self._fns = lazy  # union members are lazy too
+        elif lazy is not None:
             self.present = verified(
                 self.schema,
                 self._mv,
@@ -178,6 +192,20 @@ class TableReader:
             if self.present is not None:
                 self._fns = lazy  # everything below is verified: union members are lazy too
         return self._table(table, pos, depth)
+
+    def placed(self, exc: DecodeError) -> DecodeError:
+        """``exc``, raised below a lazily decoded list (its path starts there), with its full
+        path: the eager decode from what :meth:`read_table` read finds the same byte."""
+        if self._root is None:
+            return exc
+        table, pos, depth = self._root
+        eager = TableReader(self.schema, self._mv, classes=self._classes, limits=self.limits)
+        try:
+            eager.read_table(table, pos, depth)
+        except DecodeError as full:
+            if full.offset == exc.offset and full.path.endswith(exc.path[1:]):
+                return full
+        return exc
 
     def root_position(self, identifier: bytes | None = None) -> int:
         """Check the buffer's header (and ``identifier`` at bytes 4..8); return the root table's position."""

@@ -100,7 +100,7 @@ def in_file(file: str | Path, exc: DecodeError) -> DecodeError:
 
 def _ort_facts(path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
     """The ``summary`` of an .ort, and what only the text shows (offsets, resolver, records)."""
-    with load(path) as om:
+    with load(path, verify="all") as om:  # inspecting a file says whether all of it is sound
         md = om.model
         assert md is not None
         graphs = list(om.graphs())

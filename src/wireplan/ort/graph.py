@@ -13,7 +13,7 @@ This module imports neither ``onnx`` nor ``onnxruntime`` nor any converter.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from wireplan.flatbuffers.lazy import TableList
 from wireplan.ort.model import (
@@ -26,6 +26,7 @@ from wireplan.ort.model import (
     NodeEdge,
     Tensor,
     has_subgraph,
+    holding,
     subgraphs,
     walk_graphs,
 )
@@ -95,34 +96,39 @@ def walk_nodes(graph: Graph, path: str = ROOT) -> Iterator[tuple[str, Node]]:
 _HOLD_TENSORS = (*HOLD_TENSORS, *HOLD_GRAPHS)
 
 
-def walk_tensors(graph: Graph, path: str = ROOT) -> Iterator[tuple[str, Tensor]]:
+def walk_tensors(
+    graph: Graph, path: str = ROOT, having: str | None = None
+) -> Iterator[tuple[str, Tensor]]:
     """Every tensor of ``graph`` and its subgraphs, as ``(path, tensor)``.
 
     Per graph: initializers, sparse initializers (values, then indices),
     then per node and attribute its ``t``, its ``tensors`` and the tensors of
-    the graphs it holds.
+    the graphs it holds.  ``having`` (a ``Tensor`` field) may leave out loaded,
+    undecoded initializers that do not store that field (see :func:`holding`).
     """
-    for i, t in enumerate(graph.initializers):
-        yield f"{path}.initializers[{i}]", t
+    inits = graph.initializers
+    chosen: Iterable[int] = range(len(inits))
+    if having is not None and isinstance(inits, TableList):
+        chosen = inits.candidates(None, (having,))
+    for i in chosen:
+        yield f"{path}.initializers[{i}]", inits[i]
     for i, sp in enumerate(graph.sparse_initializers):
         if sp.values is not None:
             yield f"{path}.sparse_initializers[{i}].values", sp.values
         if sp.indices is not None:
             yield f"{path}.sparse_initializers[{i}].indices", sp.indices
     nodes = graph.nodes
-    if isinstance(nodes, TableList) and not nodes.may_hold(_HOLD_TENSORS):
-        return  # loaded, not yet decoded, and no attribute in the file holds a tensor
-    for n, node in enumerate(nodes):
-        for a, attr in enumerate(node.attributes):
+    for n in holding(nodes, _HOLD_TENSORS):
+        for a, attr in enumerate(nodes[n].attributes):
             where = f"{path}.nodes[{n}].attributes[{a}]"
             if attr.t is not None:
                 yield f"{where}.t", attr.t
             for k, t in enumerate(attr.tensors):
                 yield f"{where}.tensors[{k}]", t
             if attr.g is not None:
-                yield from walk_tensors(attr.g, f"{where}.g")
+                yield from walk_tensors(attr.g, f"{where}.g", having)
             for k, g in enumerate(attr.graphs):
-                yield from walk_tensors(g, f"{where}.graphs[{k}]")
+                yield from walk_tensors(g, f"{where}.graphs[{k}]", having)
 
 
 # --- edges and order -------------------------------------------------------------------------

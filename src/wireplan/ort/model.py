@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -592,10 +592,8 @@ class OrtModel(Closing):
                 if sp.indices is not None:
                     yield sp.indices
             nodes = g.nodes
-            if isinstance(nodes, TableList) and not nodes.may_hold(HOLD_TENSORS):
-                continue  # loaded, not yet decoded, and no attribute in the file holds one
-            for node in nodes:
-                for attr in node.attributes:
+            for i in holding(nodes, HOLD_TENSORS):
+                for attr in nodes[i].attributes:
                     if attr.t is not None:
                         yield attr.t
                     yield from attr.tensors
@@ -641,17 +639,27 @@ def has_subgraph(node: Node) -> bool:
 
 
 #: The attribute fields that hold graphs; and tensors.
-HOLD_GRAPHS = (("Attribute", "g"), ("Attribute", "graphs"))
-HOLD_TENSORS = (("Attribute", "t"), ("Attribute", "tensors"))
+HOLD_GRAPHS = ("g", "graphs")
+HOLD_TENSORS = ("t", "tensors")
+
+
+def holding(nodes: list[Node], fields: tuple[str, ...]) -> Iterable[int]:
+    """Indices of the nodes that may have an attribute with one of ``fields`` (in order).
+
+    Of a loaded model's undecoded nodes (a :class:`TableList`), the answer comes from
+    the vtables, and only the nodes it names are decoded; otherwise every node.
+    """
+    if isinstance(nodes, TableList):
+        return nodes.candidates("attributes", fields)
+    return range(len(nodes))
 
 
 def walk_graphs(graph: Graph, path: str = ROOT) -> Iterator[tuple[str, Graph]]:
     """``graph`` and every graph inside it, as ``(path, graph)``, depth first."""
     yield path, graph
     nodes = graph.nodes
-    if isinstance(nodes, TableList) and not nodes.may_hold(HOLD_GRAPHS):
-        return  # loaded, not yet decoded, and no attribute in the file holds a graph
-    for i, node in enumerate(nodes):
+    for i in holding(nodes, HOLD_GRAPHS):
+        node = nodes[i]
         if has_subgraph(node):  # paths are formatted for subgraphs only
             for where, g in subgraphs(node, f"{path}.nodes[{i}]"):
                 yield from walk_graphs(g, where)

@@ -43,6 +43,7 @@ from wireplan.ort.schema import FILE_IDENTIFIER, ORT_SCHEMA, SUPPORTED_VERSIONS
 
 __all__ = [
     "ORT_LIMITS",
+    "VERIFY",
     "ModelFiles",
     "check_tensors",
     "decode",
@@ -55,6 +56,8 @@ __all__ = [
 #: ``load``'s default limits: tables nest at most :data:`wireplan.ort.graph.MAX_DEPTH` deep, as
 #: onnxruntime verifies (deeper files it refuses, and to_onnx could pass protobuf's limit).
 ORT_LIMITS = Limits(max_depth=MAX_DEPTH)
+#: What ``load(verify=...)`` takes: each table as it is decoded, or the whole file first.
+VERIFY = ("access", "all")
 
 
 class ModelFiles(Closing):
@@ -222,7 +225,7 @@ def _attach_external(
     """Point the external tensors' ``raw_data`` into the companion; the mapping to keep, if any."""
     found = [
         (path, t)
-        for path, t in tensor_paths(model)
+        for path, t in walk_tensors(model.graph, having="external_data_offset")
         if t.external_data_offset >= 0 and t.nbytes == 0
     ]
     if not found:
@@ -284,7 +287,13 @@ def _check_version(reader: TableReader, root: int) -> None:
 
 
 def _decode(
-    buffer: Any, *, copy: bool, threads: int | None, limits: Limits, layout: Layout | None = None
+    buffer: Any,
+    *,
+    copy: bool,
+    threads: int | None,
+    limits: Limits,
+    layout: Layout | None = None,
+    verify: str = "all",
 ) -> tuple[OrtModel, bool]:
     """The model, and whether it may have external tensors (False: no tensor says so)."""
     reader = TableReader(
@@ -294,6 +303,7 @@ def _decode(
         copy=copy,
         limits=limits,
         lazy=not copy,
+        verify=verify == "all",
         layout=layout,
     )
     root = reader.root_position(FILE_IDENTIFIER)
@@ -316,23 +326,29 @@ def load(
     threads: int | None = None,
     limits: Limits = ORT_LIMITS,
     external_data: str | os.PathLike[str] | Any = None,
+    verify: str = "access",
 ) -> OrtModel:
     """Read an .ort model from a path (memory-mapped) or from a bytes-like object.
 
     Checks the ``"ORTM"`` identifier and the format version (``"1"`` to
-    ``"6"``), then verifies every table; a malformed buffer
-    raises :class:`wireplan.DecodeError` (or its subclass
+    ``"6"``) and verifies every table before its fields are used; a malformed
+    buffer raises :class:`wireplan.DecodeError` (or its subclass
     :class:`wireplan.LimitError`) with the offset of the byte that holds
     the bad value and its path.  ``limits``: tables nest at most
     :data:`wireplan.ort.graph.MAX_DEPTH` deep by default, onnxruntime's
     limit, which keeps every model that loads convertible by ``to_onnx``.
 
+    ``verify="access"`` (the default) checks each table when it is first
+    decoded: vectors of tables come as :class:`~wireplan.flatbuffers.lazy.TableList`,
+    decoded element by element as used, so reading the weights does not pay for
+    the nodes and value infos, and an error in a part never read is never raised.
+    ``verify="all"`` checks the whole buffer before returning (numpy passes,
+    :func:`wireplan.flatbuffers.verify.verified`): nothing decoded later can fail.
+    ``copy=True`` decodes everything at once, checked.
+
     By default every vector of numbers (``Tensor.raw_data``, dims, ints,
     ...) is a read-only numpy view into the source: loading costs no copy
-    whatever the weight size.  The buffer is verified whole first
-    (:func:`wireplan.flatbuffers.verify.verified`), and vectors of tables
-    come as :class:`~wireplan.flatbuffers.lazy.TableList`, decoded on first
-    use, so reading the weights does not pay for the nodes and value infos.  The returned model holds the mapping;
+    whatever the weight size.  The returned model holds the mapping;
     close it with :meth:`OrtModel.close` or a ``with`` block (arrays you
     still hold stay valid).  ``copy=True`` gives owned arrays and releases
     the source before returning; payloads of 1 MiB or more are then copied
@@ -350,7 +366,9 @@ def load(
     :class:`~wireplan.DecodeError` with the tensor's offset in it.  Nothing
     is opened for a file without external tensors.
     """
-    return _load(source, copy, threads, limits, external_data, None)
+    if verify not in VERIFY:
+        raise ArgumentError(f"verify is one of {', '.join(map(repr, VERIFY))}, not {verify!r}")
+    return _load(source, copy, threads, limits, external_data, None, verify)
 
 
 def load_with_layout(path: str | os.PathLike[str], layout: Layout) -> OrtModel:
@@ -360,7 +378,7 @@ def load_with_layout(path: str | os.PathLike[str], layout: Layout) -> OrtModel:
     payloads without rebuilding the tables.  ``layout.root`` stays ``None`` when the
     file was decoded eagerly (it did not verify as a whole; the decode raised).
     """
-    return _load(path, False, None, ORT_LIMITS, None, layout)
+    return _load(path, False, None, ORT_LIMITS, None, layout, "all")
 
 
 def _load(
@@ -370,12 +388,18 @@ def _load(
     limits: Limits,
     external_data: Any,
     layout: Layout | None,
+    verify: str,
 ) -> OrtModel:
     if isinstance(source, (str, os.PathLike)):
         mapped = MappedFile(source)
         try:
             model, external = _decode(
-                mapped.buffer, copy=copy, threads=threads, limits=limits, layout=layout
+                mapped.buffer,
+                copy=copy,
+                threads=threads,
+                limits=limits,
+                layout=layout,
+                verify=verify,
             )
             companion = (
                 _attach_external(model, source, external_data, copy, threads, mapped.buffer)
@@ -391,7 +415,9 @@ def _load(
             model.source = mapped if companion is None else ModelFiles(mapped, companion)
         return model
     buffer = as_memoryview(source)
-    model, external = _decode(buffer, copy=copy, threads=threads, limits=limits, layout=layout)
+    model, external = _decode(
+        buffer, copy=copy, threads=threads, limits=limits, layout=layout, verify=verify
+    )
     companion = (
         _attach_external(model, None, external_data, copy, threads, buffer) if external else None
     )
@@ -407,6 +433,7 @@ def decode(
     threads: int | None = None,
     limits: Limits = ORT_LIMITS,
     external_data: Any = None,
+    verify: str = "access",
 ) -> OrtModel:
     """An .ort model from a bytes-like object (what :func:`wireplan.ort.encode` returns).
 
@@ -418,7 +445,14 @@ def decode(
             f"decode takes the bytes of an .ort file, not the path {os.fspath(buffer)!r}: "
             "use load(path)"
         )
-    return load(buffer, copy=copy, threads=threads, limits=limits, external_data=external_data)
+    return load(
+        buffer,
+        copy=copy,
+        threads=threads,
+        limits=limits,
+        external_data=external_data,
+        verify=verify,
+    )
 
 
 def tensor_paths(model: OrtModel) -> Iterator[tuple[str, Tensor]]:
