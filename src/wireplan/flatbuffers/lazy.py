@@ -117,18 +117,17 @@ class TableList(MutableSequence[Any]):
         mv, n = reader._mv, reader._n
         masks: dict[int, int] = {}  # vtable position -> its slots' presence mask
         out = []
-        at = pos + 4
+        first = pos + 4
+        offsets = _words(self._count)(mv, first)  # checked to lie in the buffer at creation
         if field is None:
-            for i in range(self._count):
-                mask = _table_mask(mv, n, at + _U32(mv, at)[0], masks)
+            for i, off in enumerate(offsets):
+                mask = _table_mask(mv, n, first + 4 * i + off, masks)
                 if mask:
                     out.append((i, mask))
-                at += 4
             return out
         where: dict[int, tuple[int, int]] = {}  # element vtable -> (field offset, table size)
-        for i in range(self._count):
-            tp = at + _U32(mv, at)[0]
-            at += 4
+        for i, off in enumerate(offsets):
+            tp = first + 4 * i + off
             found = where.get(tp - _I32(mv, tp)[0]) if tp + 4 <= n else None
             if found is None:
                 found = _field_offset(mv, n, tp, slot)
@@ -147,8 +146,14 @@ class TableList(MutableSequence[Any]):
                 out.append((i, -1))
                 continue
             mask = 0
-            for c in range(vp + 4, vp + 4 + 4 * count, 4):
-                mask |= _table_mask(mv, n, c + _U32(mv, c)[0], masks)
+            at = vp + 4
+            for j, child in enumerate(_words(count)(mv, at)):
+                tp = at + 4 * j + child
+                if tp + 4 > n:
+                    mask = -1
+                    break
+                m = masks.get(tp - _I32(mv, tp)[0])
+                mask |= _table_mask(mv, n, tp, masks) if m is None else m
             if mask:
                 out.append((i, mask))
         return out
@@ -330,6 +335,17 @@ def _table_mask(mv: Any, n: int, tp: int, masks: dict[int, int]) -> int:
 
 
 _SLOTS: dict[int, Callable[..., tuple[int, ...]]] = {}
+_WORDS: dict[int, Callable[..., tuple[int, ...]]] = {}
+
+
+def _words(count: int) -> Callable[..., tuple[int, ...]]:
+    """The unpacker of ``count`` little-endian uint32 (a vector's offsets)."""
+    found = _WORDS.get(count)
+    if found is None:
+        found = struct.Struct(f"<{count}I").unpack_from
+        if count <= 4096:
+            _WORDS[count] = found
+    return found
 
 
 def _slots(vtsize: int) -> Callable[..., tuple[int, ...]]:
