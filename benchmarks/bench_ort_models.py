@@ -479,7 +479,7 @@ def rows(models: list[Model], steady_times: dict[str, dict[str, Any]]) -> dict[s
 FACTS = "model | nodes: | nodes, `fixed`: | .onnx: | .ort `none`: | .ort `fixed`: | .ort `runtime`:"
 CONVERT = "model | style | wireplan `convert`: | onnxruntime's converter: | theirs / ours:"
 LOAD = (
-    'model | `load` alone: | `load` + every `raw_data`: | the same, `verify="all"`: '
+    'model | `load` alone: | `load` + every `raw_data`: | with `verify="all"`: '
     "| `onnx.load`: | onnx / ours:"
 )
 SESSIONS = (
@@ -506,8 +506,8 @@ def render(r: dict[str, Any]) -> str:
         ],
         report.table(CONVERT, r["convert"]),
         [
-            "Load, ms: our `none` .ort, alone and with `raw_data` of every tensor (views; "
-            "verified on access, and the whole file first), against `onnx.load` of the .onnx:"
+            "Load, ms: our `none` .ort, alone and with every tensor's `raw_data` (views), "
+            "against `onnx.load` of the .onnx:"
         ],
         report.table(LOAD, r["load"]),
         [

@@ -37,6 +37,8 @@ _U16 = struct.Struct("<H").unpack_from
 _DECODING = threading.RLock()
 
 _Decode = Callable[[Any, int, int], Any]
+# What an undecoded list keeps: reader, position, element decoder, table, depth, field name.
+_Pending = tuple[Any, int, _Decode, str, int, str]
 
 
 class TableList(MutableSequence[Any]):
@@ -53,7 +55,7 @@ class TableList(MutableSequence[Any]):
         self._items: list[Any] | None = None
         self._some: dict[int, Any] = {}
         self._scans: dict[str | None, list[tuple[int, int]]] | None = None
-        self._pending: tuple[Any, int, _Decode, str, int, str] | None = (
+        self._pending: _Pending | None = (
             reader,
             pos,
             decode,
@@ -100,7 +102,7 @@ class TableList(MutableSequence[Any]):
             scans = self._scans = {}
         masks = scans.get(field)
         if masks is None:  # one scan per vector field, whatever is wanted
-            masks = scans[field] = self._scan(field)
+            masks = scans[field] = _scan(pending, self._count, field)
         want = 0
         for s in slots:
             want |= 1 << s
@@ -109,64 +111,17 @@ class TableList(MutableSequence[Any]):
             return sorted(set(found) | some.keys())
         return found
 
-    def _scan(self, field: str | None) -> list[tuple[int, int]]:
-        """``(index, mask)`` of the elements with a field (``field`` None) or a table in
-        their vector ``field`` with a field: bit ``k`` for slot ``k``, -1 where odd."""
-        reader, pos, _, table, _, _ = self._pending  # type: ignore[misc]
-        _, slot, _ = _scan_plan(reader._plans, table, field, ())
-        mv, n = reader._mv, reader._n
-        masks: dict[int, int] = {}  # vtable position -> its slots' presence mask
-        out = []
-        first = pos + 4
-        offsets = _words(self._count)(mv, first)  # checked to lie in the buffer at creation
-        if field is None:
-            for i, off in enumerate(offsets):
-                mask = _table_mask(mv, n, first + 4 * i + off, masks)
-                if mask:
-                    out.append((i, mask))
-            return out
-        where: dict[int, tuple[int, int]] = {}  # element vtable -> (field offset, table size)
-        for i, off in enumerate(offsets):
-            tp = first + 4 * i + off
-            found = where.get(tp - _I32(mv, tp)[0]) if tp + 4 <= n else None
-            if found is None:
-                found = _field_offset(mv, n, tp, slot)
-                if found[0] >= 0:
-                    where[tp - _I32(mv, tp)[0]] = found
-            fo, tsize = found
-            if fo < 0 or tp + tsize > n:
-                out.append((i, -1))  # odd: decoding raises
-                continue
-            if not fo:
-                continue
-            vp = tp + fo
-            vp += _U32(mv, vp)[0]
-            count = _U32(mv, vp)[0] if vp + 4 <= n else -1
-            if count < 0 or vp + 4 + 4 * count > n:
-                out.append((i, -1))
-                continue
-            mask = 0
-            at = vp + 4
-            for j, child in enumerate(_words(count)(mv, at)):
-                tp = at + 4 * j + child
-                if tp + 4 > n:
-                    mask = -1
-                    break
-                m = masks.get(tp - _I32(mv, tp)[0])
-                mask |= _table_mask(mv, n, tp, masks) if m is None else m
-            if mask:
-                out.append((i, mask))
-        return out
-
     def _one(self, i: int) -> Any:
         """Element ``i`` (in range), decoded once."""
         found = self._some.get(i)
         if found is not None:
             return found
         with _DECODING:
+            items = self._items
+            if items is not None:  # another thread decoded the whole list meanwhile
+                return items[i]
             found = self._some.get(i)
             if found is None:
-                assert self._pending is not None
                 found = self._some[i] = self._decode(i)
         return found
 
@@ -273,6 +228,57 @@ class TableList(MutableSequence[Any]):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (list, (self._list(),))
+
+
+def _scan(pending: _Pending, count: int, field: str | None) -> list[tuple[int, int]]:
+    """``(index, mask)`` of the elements of a list (``pending``: its reader, position, ...)
+    with a field (``field`` None) or a table in their vector ``field`` with a field: bit
+    ``k`` for slot ``k``, -1 where the bytes look wrong."""
+    reader, pos, _, table, _, _ = pending
+    _, slot, _ = _scan_plan(reader._plans, table, field, ())
+    mv, n = reader._mv, reader._n
+    masks: dict[int, int] = {}  # vtable position -> its slots' presence mask
+    out = []
+    first = pos + 4
+    offsets = _words(count)(mv, first)  # checked to lie in the buffer at creation
+    if field is None:
+        for i, off in enumerate(offsets):
+            mask = _table_mask(mv, n, first + 4 * i + off, masks)
+            if mask:
+                out.append((i, mask))
+        return out
+    where: dict[int, tuple[int, int]] = {}  # element vtable -> (field offset, table size)
+    for i, off in enumerate(offsets):
+        tp = first + 4 * i + off
+        found = where.get(tp - _I32(mv, tp)[0]) if tp + 4 <= n else None
+        if found is None:
+            found = _field_offset(mv, n, tp, slot)
+            if found[0] >= 0:
+                where[tp - _I32(mv, tp)[0]] = found
+        fo, tsize = found
+        if fo < 0 or tp + tsize > n:
+            out.append((i, -1))  # odd: decoding raises
+            continue
+        if not fo:
+            continue
+        vp = tp + fo
+        vp += _U32(mv, vp)[0]
+        count = _U32(mv, vp)[0] if vp + 4 <= n else -1
+        if count < 0 or vp + 4 + 4 * count > n:
+            out.append((i, -1))
+            continue
+        mask = 0
+        at = vp + 4
+        for j, child in enumerate(_words(count)(mv, at)):
+            tp = at + 4 * j + child
+            if tp + 4 > n:
+                mask = -1
+                break
+            m = masks.get(tp - _I32(mv, tp)[0])
+            mask |= _table_mask(mv, n, tp, masks) if m is None else m
+        if mask:
+            out.append((i, mask))
+    return out
 
 
 # -- the vtable reads behind candidates(): (-1, 0) or True where the bytes look wrong ----------

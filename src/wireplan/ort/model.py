@@ -21,7 +21,7 @@ Value conventions, the same for loaded and for hand-made models:
 - a sub-table is an instance or ``None`` when absent;
 - a vector of tables or of strings is a ``list`` (empty when absent); loaded without
   ``copy=True``, a vector of tables is a :class:`~wireplan.flatbuffers.lazy.TableList`,
-  a mutable sequence decoded on first use (its length is read without decoding);
+  a mutable sequence decoded element by element as used (its length is read without decoding);
 - a vector of scalars is a 1-D little-endian numpy array (empty when absent).
   Loaded without ``copy=True``, it is a read-only view into the file's bytes;
 - a vector of ``EdgeEnd`` structs is a ``list`` of :class:`EdgeEnd`;
