@@ -131,9 +131,13 @@ class _Deserializer(_Function):
             self.gstart = self.so
             self.gx = []
 
-    def _group_add(self, bits: int) -> None:
+    def _group_add(self, bits: int, top: str | None = None) -> None:
+        """Add ``bits`` to the open group; ``top``: the line just added, without its mask,
+        used when these bits end the group (its int holds nothing above them)."""
         self.gbits += bits
         if self.gbits % 8 == 0:
+            if top is not None:
+                self.gx[-1] = top
             k = self.gbits // 8
             if not self.gx:
                 self.items.append((f"{k}x", None, 0))
@@ -220,6 +224,9 @@ class _Deserializer(_Function):
                     f"({g} >> {shift}) & {(1 << bits) - 1}" if shift else f"{g} & {(1 << bits) - 1}"
                 )
                 self.gx.append(f"{v} = {from_wire(kind, bits, raw)}")
+                unmasked = f"({g} >> {shift})" if shift else g
+                self._group_add(bits, f"{v} = {from_wire(kind, bits, unmasked)}")
+                return v
             self._group_add(bits)
             return v
         if kind == "b":
