@@ -330,8 +330,13 @@ def _generate(
                 )
             elif kind == _VEC_TABLE:
                 w(f"            {v} = v_{f.target}(r, r._ref(pos + fo), depth + 1)")
-            elif kind == _VEC_STRING:
-                w(f"            {v} = r._strings_at(r._ref(pos + fo))")
+            elif kind == _VEC_STRING:  # empty ones (writers store many) inline
+                w("            at = pos + fo")
+                w("            vp = at + U32(mv, at)[0]")
+                w("            if vp + 4 <= n and not U32(mv, vp)[0]:")
+                w(f"                {v} = []")
+                w("            else:")
+                w(f"                {v} = r._strings_at(r._ref(at))")
             elif kind == _VEC_SCALAR:
                 # A view of a read-only source inline; copies and the unusual, checked there.
                 assert f.dtype is not None

@@ -132,15 +132,34 @@ class TableList(MutableSequence[Any]):
         except DecodeError as exc:
             raise reader.placed(exc.under(f"[{i}]").under(f".{field}")) from None
 
+    def _decode_all(self) -> list[Any]:
+        """Every element, those decoded before kept (the loop of :meth:`_decode`, inlined)."""
+        reader, pos, decode, _, depth, field = self._pending  # type: ignore[misc]
+        some = self._some
+        n = reader._n
+        items = []
+        at = pos + 4
+        for i, off in enumerate(_words(self._count)(reader._mv, at)):
+            found = some.get(i) if some else None
+            if found is None:
+                tp = at + off
+                try:
+                    if tp + 4 > n:
+                        reader._ref(at)  # raises
+                    found = decode(reader, tp, depth)
+                except DecodeError as exc:
+                    raise reader.placed(exc.under(f"[{i}]").under(f".{field}")) from None
+            items.append(found)
+            at += 4
+        return items
+
     def _list(self) -> list[Any]:
         items = self._items
         if items is None:
             with _DECODING:  # one decode, whichever thread comes first
                 items = self._items
                 if items is None:
-                    some = self._some
-                    items = [some[i] if i in some else self._decode(i) for i in range(self._count)]
-                    self._items = items
+                    items = self._items = self._decode_all()
                     self._pending = None
                     self._some = {}
         return items
