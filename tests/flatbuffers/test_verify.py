@@ -187,6 +187,17 @@ def test_read_on_access_decodes_one_element_at_a_time() -> None:
         inners[3]
 
 
+@pytest.mark.parametrize("index", [3, -4, 10**9])
+def test_read_on_access_out_of_range_is_a_list_index_error(index: int) -> None:
+    """Before any element is decoded, as after: the IndexError of any list (``for`` over
+    ``__getitem__`` and ``try: x[i] except IndexError`` code relies on it)."""
+    reader = TableReader(SCHEMA, build_full(), lazy=True, verify=False)
+    inners = reader.read_table("Root", reader.root_position())["inners"]
+    assert not inners.decoded
+    with pytest.raises(IndexError, match="out of range"):
+        inners[index]
+
+
 def test_read_on_access_raises_where_the_damage_is_read() -> None:
     buf = bytearray(build_full())
     buf[bytes(buf).index(b"i1\0") + 2] = ord("x")  # inners[1].name loses its NUL

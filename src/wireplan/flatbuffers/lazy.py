@@ -181,7 +181,7 @@ class TableList(MutableSequence[Any]):
         if k < 0:
             k += count
         if not 0 <= k < count:
-            raise IndexError("list index out of range")
+            return self._list()[i]  # out of range: the list's own IndexError, as for any list
         return self._one(k)
 
     def __setitem__(self, i: Any, value: Any) -> None:
