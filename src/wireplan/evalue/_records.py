@@ -428,6 +428,11 @@ class StreamedRecords(Closing):
                     buf, start - base, end - base, True, self.extended, self.text
                 )
             except DecodeError as exc:
+                # The mapped reader checks every length field on opening, before it decodes
+                # a record: a damaged layout further on is what it reports, so here too.
+                damage = self._damage_from(index + 1, end)
+                if damage is not None:
+                    raise damage from None
                 moved = type(exc)(
                     f"{self.url}: {exc.reason}",
                     None if exc.offset is None else exc.offset + base,
@@ -435,6 +440,38 @@ class StreamedRecords(Closing):
                 )
                 raise moved.under(f"[{index}]") from None
         self._pos, self._next = end, index + 1
+
+    def _damage_from(self, index: int, pos: int) -> DecodeError | None:
+        """The first layout error from record ``index`` at ``pos`` to the end (what
+        :func:`_scan_records` finds there, read a length field at a time), or None."""
+        while pos < self.size:
+            at = _record_length_at(pos)
+            if at + _U64.size > self.size:
+                return DecodeError(
+                    f"{self.url}: truncated: record {index}'s length field ends at byte "
+                    f"{at + 8}, the file at {self.size}",
+                    self.size,
+                )
+            head = self._read(pos, at + _U64.size - pos)
+            bad = _first_nonzero(head, 0, at - pos) if at > pos else None
+            if bad is not None:
+                return DecodeError(f"{self.url}: non-zero padding before record {index}", bad + pos)
+            (length,) = _U64.unpack_from(head, at - pos)
+            start = at + _U64.size
+            if length > self.size - start:
+                return LimitError(
+                    f"{self.url}: record {index} declares {length} bytes, only "
+                    f"{self.size - start} remain",
+                    at,
+                )
+            pos, index = start + length, index + 1
+        if index != self._count:
+            return DecodeError(
+                f"{self.url}: the header declares {self._count} records, the file holds "
+                f"{index} (truncated or damaged)",
+                self.size,
+            )
+        return None
 
     def close(self) -> None:
         cm, self._cm = getattr(self, "_cm", None), None
