@@ -241,3 +241,101 @@ def test_execute_file_reports_bytes_as_they_move(
     assert len(steps) >= 4
     assert max(steps) <= 2 * CHUNK
     assert (len(kernel_calls) >= 4) == kernel  # the big region went file to file, in pieces
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["owned", "mapped", "swapped", "bytes"]),
+            st.integers(1, 1500),  # length
+            # padding before: batched regions' is written as zeros (up to a page)
+            st.one_of(st.integers(0, 64), st.integers(0, 6000)),
+        ),
+        min_size=1,
+        max_size=12,
+    ),
+    st.sampled_from([1, 2]),
+    st.sampled_from([64, 1 << 20]),
+    st.sampled_from([1000, 1 << 20]),
+)
+def test_execute_file_routes_together_write_what_execute_does(
+    tmp_path_factory: pytest.TempPathFactory,
+    regions: list[tuple[str, int, int]],
+    threads: int,
+    kernel_bytes: int,
+    chunk_bytes: int,
+) -> None:
+    """Regions written from memory in batches (their padding as zeros), copied file to file
+    (``KERNEL_COPY_BYTES`` lowered so small ones do) and converted through mappings, in any
+    order and mix: the file holds what :func:`execute` puts in a buffer."""
+    from wireplan.core import executor
+
+    tmp = tmp_path_factory.mktemp("routes")
+    rng = np.random.default_rng(len(regions))
+    (tmp / "src.bin").write_bytes(rng.integers(0, 256, 40_000, dtype=np.uint8).tobytes())
+    with (
+        MappedFile(tmp / "src.bin") as mf,
+        mock.patch.object(executor, "KERNEL_COPY_BYTES", kernel_bytes),
+    ):
+        whole = np.frombuffer(mf.buffer, np.uint8)
+        plan = Plan()
+        at = 0
+        for k, (kind, n, pad) in enumerate(regions):
+            at += pad
+            if kind == "owned":
+                plan.place(at, n, source=rng.integers(0, 256, n, dtype=np.uint8), name=kind)
+            elif kind == "mapped":
+                plan.place(at, n, source=whole[k * 1500 : k * 1500 + n], name=kind)
+            elif kind == "swapped":
+                n -= n % 4
+                src = rng.standard_normal(n // 4).astype(np.float32)
+                plan.place(at, n, source=src, dtype=">f4", name=kind)
+            else:
+                plan.place(at, n, source=bytes(rng.integers(0, 256, n, dtype=np.uint8)), name=kind)
+            at += n
+        plan.reserve(at + 3)
+        expected = bytearray(plan.size)
+        execute(plan, expected)
+        path = tmp / "out.bin"
+        with open(path, "wb") as f:
+            f.truncate(plan.size)
+        fd = os.open(path, os.O_RDWR)
+        try:
+            execute_file(plan, fd, threads=threads, chunk_bytes=chunk_bytes)
+        finally:
+            os.close(fd)
+        del whole, plan
+    assert path.read_bytes() == expected
+
+
+def test_execute_file_completes_short_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``os.pwritev`` may write fewer bytes than asked: the rest follows, from the byte
+    where it stopped (inside a part or at a part's end)."""
+    real = os.pwritev
+    calls: list[int] = []
+
+    def short(fd: int, bufs: list[Any], offset: int) -> int:
+        calls.append(len(bufs))
+        first = memoryview(bufs[0])
+        return int(real(fd, [first[: max(1, min(7, first.nbytes))]], offset))
+
+    monkeypatch.setattr(os, "pwritev", short)
+    rng = np.random.default_rng(3)
+    plan = Plan()
+    plan.place(0, 20, source=rng.integers(0, 256, 20, dtype=np.uint8))
+    plan.place(24, 7, source=bytes(range(7)))
+    plan.place(40, 30, source=rng.integers(0, 256, 30, dtype=np.uint8))
+    expected = bytearray(plan.size)
+    execute(plan, expected)
+    path = tmp_path / "out.bin"
+    path.write_bytes(bytes(plan.size))
+    fd = os.open(path, os.O_RDWR)
+    try:
+        execute_file(plan, fd)
+    finally:
+        os.close(fd)
+    assert path.read_bytes() == expected
+    assert len(calls) > 3 and calls[0] == 5  # one batch: three parts and two gaps of zeros

@@ -62,7 +62,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
-from wireplan.core.executor import execute
+from wireplan.core.executor import execute_file
 from wireplan.core.plan import Plan
 from wireplan.errors import FileError
 
@@ -457,5 +457,15 @@ def write_plan(
     threads: int | None = None,
     durable: bool = True,
 ) -> None:
-    """Execute ``plan`` straight into a new file at ``path``, atomically (``durable``: as above)."""
-    write_sized(path, plan.size, lambda buf: execute(plan, buf, threads=threads), durable=durable)
+    """Execute ``plan`` straight into a new file at ``path``, atomically (``durable``: as above).
+
+    The bytes go in by :func:`~wireplan.core.executor.execute_file` (written from where
+    they lie; only what needs converting passes through a mapping)."""
+    write_group(
+        [
+            SizedFile(
+                path, plan.size, lambda fd: execute_file(plan, fd, threads=threads), mapped=False
+            )
+        ],
+        durable=durable,
+    )

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from wireplan.core.atomic import SizedFile, write_group, write_sized
+from wireplan.core.atomic import SizedFile, write_group
 from wireplan.core.buffers import MappedFile
 from wireplan.core.executor import execute, execute_file, populate
 from wireplan.core.gcpause import gc_paused
@@ -234,19 +234,30 @@ def fill(
     base: int = 0,
     grand_total: int | None = None,
 ) -> None:
-    """Execute the .ort's plan into ``dest``; ``progress(done, total)`` as the bytes move,
-    counted from ``base`` of ``grand_total`` (the companion file's bytes come first).
+    """Execute the .ort's plan into ``dest``, a writable buffer or (an ``int``) the open
+    file it fills (:func:`~wireplan.core.executor.execute_file`: the metadata and payloads
+    written from where they lie, no mapping faulted in); ``progress(done, total)`` as the
+    bytes move, counted from ``base`` of ``grand_total`` (the companion file's bytes come
+    first).
     """
-    populate(dest)
     regions = result.plan.regions
+    to_file = isinstance(dest, int)
+    if not to_file:
+        populate(dest)
     if progress is None:
-        execute(regions, dest, threads=threads)
+        if to_file:
+            execute_file(regions, dest, threads=threads)
+        else:
+            execute(regions, dest, threads=threads)
         return
     size = sum(r.length for r in regions if r.source is not None)
     total = size if grand_total is None else grand_total
     progress(base, total)
     tally = Tally(progress, total, base)
-    execute(regions, dest, threads=threads, progress=tally)
+    if to_file:
+        execute_file(regions, dest, threads=threads, progress=tally)
+    else:
+        execute(regions, dest, threads=threads, progress=tally)
     if tally.done != base + size:  # regions whose source is empty
         progress(base + size, total)
 
@@ -267,8 +278,13 @@ def write_ort(
     durable: bool = True,
 ) -> None:
     """Write the laid-out .ort at ``path``, pre-sized and atomically."""
-    write_sized(
-        path, result.size, lambda buf: fill(result, buf, threads, progress), durable=durable
+    write_group(
+        [
+            SizedFile(
+                path, result.size, lambda fd: fill(result, fd, threads, progress), mapped=False
+            )
+        ],
+        durable=durable,
     )
 
 
@@ -309,7 +325,8 @@ def write_pair(
             SizedFile(
                 path,
                 result.size,
-                lambda buf: fill(result, buf, threads, progress, data_total, total),
+                lambda fd: fill(result, fd, threads, progress, data_total, total),
+                mapped=False,
             ),
         ],
         durable=durable,

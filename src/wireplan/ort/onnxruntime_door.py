@@ -328,7 +328,16 @@ def optimize(
     opts.graph_optimization_level = value
     opts.optimized_model_filepath = os.fspath(dst)
     opts.log_severity_level = 3
-    entries = {"session.qdqisint8allowed": "1" if target_platform == "arm" else "0"}
+    # What the saved graph does not depend on, and the session would only spend time on:
+    # pre-packed weights (kept unpacked in the saved file anyway), a thread pool, an arena.
+    opts.intra_op_num_threads = 1
+    opts.inter_op_num_threads = 1
+    opts.enable_cpu_mem_arena = False
+    opts.enable_mem_pattern = False
+    entries = {
+        "session.qdqisint8allowed": "1" if target_platform == "arm" else "0",
+        "session.disable_prepacking": "1",
+    }
     if as_ort:
         entries["session.save_model_format"] = "ORT"
         if runtime_records:

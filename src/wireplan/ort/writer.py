@@ -5,7 +5,7 @@ input (:func:`wireplan.ort.prepare.as_ort_model`), prepares it
 (:func:`wireplan.ort.prepare.prepare`: expansion, float16 Casts, types, resolver)
 and hands it to the encoder (:mod:`wireplan.ort.encoder`), which lays the file out
 and moves the bytes.  Files are pre-sized and written atomically
-(:func:`wireplan.core.atomic.write_sized`): a failure leaves any previous file in
+(:func:`wireplan.core.atomic.write_group`): a failure leaves any previous file in
 place.
 
 The output is format version 6 (onnxruntime 1.16 on) or, with
