@@ -243,6 +243,17 @@ def test_execute_file_reports_bytes_as_they_move(
     assert (len(kernel_calls) >= 4) == kernel  # the big region went file to file, in pieces
 
 
+def _filled(path: Path, plan: Plan, **options: Any) -> bytes:
+    """The bytes :func:`execute_file` puts in a new file of the plan's size at ``path``."""
+    path.write_bytes(bytes(plan.size))
+    fd = os.open(path, os.O_RDWR)
+    try:
+        execute_file(plan, fd, **options)
+    finally:
+        os.close(fd)
+    return path.read_bytes()
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     st.lists(
@@ -297,16 +308,9 @@ def test_execute_file_routes_together_write_what_execute_does(
         plan.reserve(at + 3)
         expected = bytearray(plan.size)
         execute(plan, expected)
-        path = tmp / "out.bin"
-        with open(path, "wb") as f:
-            f.truncate(plan.size)
-        fd = os.open(path, os.O_RDWR)
-        try:
-            execute_file(plan, fd, threads=threads, chunk_bytes=chunk_bytes)
-        finally:
-            os.close(fd)
+        got = _filled(tmp / "out.bin", plan, threads=threads, chunk_bytes=chunk_bytes)
         del whole, plan
-    assert path.read_bytes() == expected
+    assert got == expected
 
 
 def test_execute_file_completes_short_writes(
@@ -330,12 +334,5 @@ def test_execute_file_completes_short_writes(
     plan.place(40, 30, source=rng.integers(0, 256, 30, dtype=np.uint8))
     expected = bytearray(plan.size)
     execute(plan, expected)
-    path = tmp_path / "out.bin"
-    path.write_bytes(bytes(plan.size))
-    fd = os.open(path, os.O_RDWR)
-    try:
-        execute_file(plan, fd)
-    finally:
-        os.close(fd)
-    assert path.read_bytes() == expected
+    assert _filled(tmp_path / "out.bin", plan) == expected
     assert len(calls) > 3 and calls[0] == 5  # one batch: three parts and two gaps of zeros

@@ -390,38 +390,18 @@ class StreamedRecords(Closing):
                 f"{self.url}: the header declares {self._count} records, more were asked for",
                 16,
             )
-        at = _record_length_at(pos)
-        if at + _U64.size > self.size:
-            raise DecodeError(
-                f"{self.url}: truncated: record {index}'s length field ends at byte {at + 8}, "
-                f"the file at {self.size}",
-                self.size,
-            )
         wanted = index in pending
-        if not self._has(pos, at + _U64.size):
-            # A wanted record, or small ones: a block (an average record at least);
-            # an unwanted large one: its length field alone.
-            if wanted:
-                size = max(self.block_bytes, self._mean + _PROBE)
-            else:
-                size = self.block_bytes if self._mean * 64 < self.block_bytes else _PROBE
-            self._read(pos, max(size, at + _U64.size - pos))
+        # A wanted record, or small ones: a block (an average record at least);
+        # an unwanted large one: its length field alone.
+        if wanted:
+            block = max(self.block_bytes, self._mean + _PROBE)
+        else:
+            block = self.block_bytes if self._mean * 64 < self.block_bytes else _PROBE
+        start, end = self._span(index, pos, block)
         buf, base = self._buf, self._buf_at
-        bad = _first_nonzero(buf, pos - base, at - base) if at > pos else None
-        if bad is not None:
-            raise DecodeError(f"{self.url}: non-zero padding before record {index}", bad + base)
-        (length,) = _U64.unpack_from(buf, at - base)
-        start = at + _U64.size
-        if length > self.size - start:
-            raise LimitError(
-                f"{self.url}: record {index} declares {length} bytes, only "
-                f"{self.size - start} remain",
-                at,
-            )
-        end = start + length
         if wanted:
             if not self._has(start, end):
-                self._read(start, max(length, self.block_bytes))
+                self._read(start, max(end - start, self.block_bytes))
                 buf, base = self._buf, self._buf_at
             try:
                 held[index] = _decode_list_at(
@@ -441,30 +421,41 @@ class StreamedRecords(Closing):
                 raise moved.under(f"[{index}]") from None
         self._pos, self._next = end, index + 1
 
+    def _span(self, index: int, pos: int, block: int) -> tuple[int, int]:
+        """Where record ``index``'s list lies (``start, end``), its padding and length field
+        at ``pos`` checked, read in a block of ``block`` bytes or more when not held."""
+        at = _record_length_at(pos)
+        if at + _U64.size > self.size:
+            raise DecodeError(
+                f"{self.url}: truncated: record {index}'s length field ends at byte {at + 8}, "
+                f"the file at {self.size}",
+                self.size,
+            )
+        if not self._has(pos, at + _U64.size):
+            self._read(pos, max(block, at + _U64.size - pos))
+        buf, base = self._buf, self._buf_at
+        bad = _first_nonzero(buf, pos - base, at - base) if at > pos else None
+        if bad is not None:
+            raise DecodeError(f"{self.url}: non-zero padding before record {index}", bad + base)
+        (length,) = _U64.unpack_from(buf, at - base)
+        start = at + _U64.size
+        if length > self.size - start:
+            raise LimitError(
+                f"{self.url}: record {index} declares {length} bytes, only "
+                f"{self.size - start} remain",
+                at,
+            )
+        return start, start + length
+
     def _damage_from(self, index: int, pos: int) -> DecodeError | None:
         """The first layout error from record ``index`` at ``pos`` to the end (what
         :func:`_scan_records` finds there, read a length field at a time), or None."""
-        while pos < self.size:
-            at = _record_length_at(pos)
-            if at + _U64.size > self.size:
-                return DecodeError(
-                    f"{self.url}: truncated: record {index}'s length field ends at byte "
-                    f"{at + 8}, the file at {self.size}",
-                    self.size,
-                )
-            head = self._read(pos, at + _U64.size - pos)
-            bad = _first_nonzero(head, 0, at - pos) if at > pos else None
-            if bad is not None:
-                return DecodeError(f"{self.url}: non-zero padding before record {index}", bad + pos)
-            (length,) = _U64.unpack_from(head, at - pos)
-            start = at + _U64.size
-            if length > self.size - start:
-                return LimitError(
-                    f"{self.url}: record {index} declares {length} bytes, only "
-                    f"{self.size - start} remain",
-                    at,
-                )
-            pos, index = start + length, index + 1
+        try:
+            while pos < self.size:
+                pos = self._span(index, pos, 0)[1]
+                index += 1
+        except DecodeError as exc:
+            return exc
         if index != self._count:
             return DecodeError(
                 f"{self.url}: the header declares {self._count} records, the file holds "
