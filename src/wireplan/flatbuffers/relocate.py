@@ -43,11 +43,10 @@ def _concat(pairs: list[tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]]) -> t
     )
 
 
-def _distinct(a: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    """The sorted distinct values of ``a`` (what ``np.unique`` returns, by a sort: its hash
-    table is several times slower on these arrays of offsets)."""
-    a = np.sort(a)
-    return a[np.concatenate(([True], a[1:] != a[:-1]))] if a.size else a
+def _firsts(a: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """Where each run of equal values in the sorted ``a`` starts (deduplicating by a sort:
+    ``np.unique``'s hash table is several times slower on these arrays of offsets)."""
+    return np.concatenate(([True], a[1:] != a[:-1])) if a.size else np.zeros(0, bool)
 
 
 def relocate(buffer: Any, layout: Layout, alignment: int) -> BuildResult | None:
@@ -70,9 +69,8 @@ def relocate(buffer: Any, layout: Layout, alignment: int) -> BuildResult | None:
     start, nbytes = _concat(layout.vectors)
     order = np.argsort(start, kind="stable")
     start, nbytes = start[order], nbytes[order]
-    if start.size:  # a vector met twice counts once
-        first = np.concatenate(([True], start[1:] != start[:-1]))
-        start, nbytes = start[first], nbytes[first]
+    first = _firsts(start)  # a vector met twice counts once
+    start, nbytes = start[first], nbytes[first]
     keep = nbytes > 0
     start, nbytes = start[keep], nbytes[keep]
     end = start + 4 + nbytes
@@ -163,7 +161,8 @@ def _offsets_apart(
     """Whether the 4-byte offsets to rewrite (uoffsets at ``where``, each table's vtable
     offset) share no byte with each other, with anything read as a value, or with the
     vectors that move: otherwise rewriting one would change another's meaning."""
-    patched = _distinct(np.concatenate([where, table]))
+    patched = np.sort(np.concatenate([where, table]))
+    patched = patched[_firsts(patched)]
     if patched.size > 1 and (np.diff(patched) < 4).any():
         return False
     ds, de = _concat(layout.data)

@@ -241,23 +241,17 @@ def fill(
     first).
     """
     regions = result.plan.regions
-    to_file = isinstance(dest, int)
-    if not to_file:
+    move = execute_file if isinstance(dest, int) else execute
+    if move is execute:
         populate(dest)
     if progress is None:
-        if to_file:
-            execute_file(regions, dest, threads=threads)
-        else:
-            execute(regions, dest, threads=threads)
+        move(regions, dest, threads=threads)
         return
     size = sum(r.length for r in regions if r.source is not None)
     total = size if grand_total is None else grand_total
     progress(base, total)
     tally = Tally(progress, total, base)
-    if to_file:
-        execute_file(regions, dest, threads=threads, progress=tally)
-    else:
-        execute(regions, dest, threads=threads, progress=tally)
+    move(regions, dest, threads=threads, progress=tally)
     if tally.done != base + size:  # regions whose source is empty
         progress(base + size, total)
 
