@@ -314,3 +314,31 @@ def test_equality_of_arrays_of_other_lengths(wp_public: dict[str, ModuleType]) -
     a, b = n8(value=[1] * 64), n8(value=[1] * 65)
     assert n8.deserialize(a.serialize()) != n8.deserialize(b.serialize())
     assert n8.deserialize(a.serialize()) == a and a != b
+
+
+@pytest.mark.parametrize(
+    ("name", "dtype", "at"),
+    [("Natural8_1_0", "uint8", 64), ("Bit_1_0", "bool", 64),
+     ("Integer8_1_0", "int8", 16), ("Natural16_1_0", "uint16", 16),
+     ("Real32_1_0", "float32", 16), ("Integer64_1_0", "int64", 16)],
+)  # fmt: skip
+def test_arrays_become_numpy_from_the_documented_length(
+    wp_public: dict[str, ModuleType], name: str, dtype: str, at: int
+) -> None:
+    """Bools and uint8 decode to numpy arrays from 64 elements on, other numbers from 16
+    on (a list below): from bytes and from a bytearray by the fast path, and from input one
+    byte short by the slow path (which zero-extends it)."""
+    import numpy as np
+
+    cls = getattr(wp_public["uavcan"].primitive.array, name)
+    for count in (at - 1, at):
+        data = cls(value=[1] * count).serialize()
+        for given in (data, bytearray(data)):
+            value = cls.deserialize(given).value
+            if count < at:
+                assert type(value) is list and value == [1] * count
+            else:
+                assert isinstance(value, np.ndarray) and value.dtype == np.dtype(dtype)
+                assert value.tolist() == [1] * count
+        short = cls.deserialize(data[:-1]).value
+        assert (type(short) is list) == (count < at)

@@ -24,6 +24,7 @@ __all__ = [
     "DTYPES",
     "FAST_PATH_ERRORS",
     "LARGE",
+    "LARGE_WIDE",
     "SEQUENCES",
     "Kind",
     "PackCache",
@@ -37,6 +38,7 @@ __all__ = [
     "int_to_bools_auto",
     "int_to_ints",
     "ints_to_int",
+    "large_at",
     "numbers_from",
     "numpy_from",
     "pack_array",
@@ -66,6 +68,7 @@ _ORDERED = (list, tuple, bytes, bytearray)
 _BOOL = np.dtype(np.bool_)
 _U8 = np.dtype(np.uint8)
 _frombuffer = np.frombuffer
+_from_le = int.from_bytes  # bound once (looked up on every call otherwise)
 # numpy's bit packing without its __array_function__ dispatch (about 0.17 us a
 # call): generated code calls these on exact ndarrays only, for which the
 # dispatch would find no override.  numpy versions without the attribute keep
@@ -95,7 +98,7 @@ def bools_to_int(values: Sequence[Any]) -> int:
         return 0
     if isinstance(values, np.ndarray) and values.dtype == np.bool_:
         # positional arguments: numpy's keyword parsing costs more than the packing
-        return int.from_bytes(packbits(values, None, "little").tobytes(), "little")
+        return _from_le(packbits(values, None, "little").tobytes(), "little")
     if values.__class__ not in SEQUENCES:
         raise OverflowError("not a list, tuple or numpy array")  # the slow path checks it
     try:  # bools and 0/1 ints convert at C speed
@@ -163,7 +166,7 @@ def int_to_ints(value: int, bits: int, count: int, signed: bool) -> list[int]:
 
 def float_to_bits(value: float, bits: int) -> int:
     """IEEE 754 bits of ``value`` (binary16/32/64); ``OverflowError`` if out of range."""
-    return int.from_bytes(_F_PACK[bits](value), "little")
+    return _from_le(_F_PACK[bits](value), "little")
 
 
 def bits_to_float(raw: int, bits: int) -> float:
@@ -254,13 +257,22 @@ def numpy_from(data: Any, code: str, count: int, offset: int) -> Any:
     return view if data.__class__ is bytes else view.copy()
 
 
-LARGE = 64  # from this many elements on, number and bool arrays decode to numpy arrays
+LARGE = 64  # from this many elements on, arrays of bools and uint8 decode to numpy arrays
+LARGE_WIDE = 16  # and arrays of other numbers (each element a new Python object in a list)
+
+
+def large_at(code: str | None) -> int:
+    """From how many elements on an array of struct code ``code`` (``None``: bools) decodes
+    to a numpy array: ``LARGE`` for bools and ``uint8`` (small ints are shared objects, a
+    list of them is cheap), ``LARGE_WIDE`` for the others (a numpy view beats building
+    that many int or float objects)."""
+    return LARGE if code is None or code == "B" else LARGE_WIDE
 
 
 def numbers_from(data: Any, code: str, count: int, offset: int) -> Any:
-    """``count`` numbers at ``offset``: a list, or a numpy array from ``LARGE`` elements on
-    and for float16 (Python has no float16; numpy keeps NaN payloads)."""
-    if count >= LARGE or code == "e":
+    """``count`` numbers at ``offset``: a list, or a numpy array from ``large_at(code)``
+    elements on and for float16 (Python has no float16; numpy keeps NaN payloads)."""
+    if count >= large_at(code) or code == "e":
         return numpy_from(data, code, count, offset)
     if code == "B":
         return list(data[offset : offset + count])

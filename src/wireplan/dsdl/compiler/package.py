@@ -131,6 +131,7 @@ _BOOL = _rt.np.dtype(_rt.np.bool_)
 _numbers = _rt.numbers_from
 _ndarray = _rt.np.ndarray
 _frombuffer = _rt.np.frombuffer
+_ifb = int.from_bytes  # bound once: int.from_bytes looks the classmethod up on every call
 _DT_b = _rt.DTYPES['b']
 _DT_B = _rt.DTYPES['B']
 _DT_h = _rt.DTYPES['h']

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from wireplan.dsdl._bits import LARGE
+from wireplan.dsdl._bits import LARGE, large_at
 
 from .model import Array, Composite, Primitive
 from .plan import Step, uint_wrapper
@@ -147,7 +147,7 @@ class _Deserializer(_Function):
             else:
                 raw = self.gvar + "r"
                 self.items.append((f"{k}s", raw, 1))
-                self.post.append(f"{self.gvar} = int.from_bytes({raw}, 'little')")
+                self.post.append(f"{self.gvar} = _ifb({raw}, 'little')")
                 self.post.extend(self.gx)
             self.so += k
             self.gbits = 0
@@ -165,7 +165,7 @@ class _Deserializer(_Function):
             self.flush()
             if gx:
                 lo = f"o + {gstart}" if gstart else "o"
-                self.emit(f"{gvar} = int.from_bytes(b[{lo}:o + {gstart + k}], 'little')")
+                self.emit(f"{gvar} = _ifb(b[{lo}:o + {gstart + k}], 'little')")
                 for line in gx:
                     self.emit(line)
             self.emit(f"p = (o + {gstart}) * 8 + {bits}" if gstart else f"p = o * 8 + {bits}")
@@ -186,10 +186,7 @@ class _Deserializer(_Function):
 
     def _bits_read(self, bits: int) -> str:
         """Expression: ``bits`` bits at run-time bit position ``p``."""
-        return (
-            f"(int.from_bytes(b[p >> 3:(p + {bits + 7}) >> 3], 'little') >> (p & 7)) "
-            f"& {(1 << bits) - 1}"
-        )
+        return f"(_ifb(b[p >> 3:(p + {bits + 7}) >> 3], 'little') >> (p & 7)) & {(1 << bits) - 1}"
 
     def prim(self, step: Step, target: str | None = None) -> str:
         t = step.type
@@ -323,7 +320,7 @@ class _Deserializer(_Function):
             if code == "e":  # float16: a numpy array at every length
                 self.emit(f"{v} = {view}")
             elif large:
-                self.emit(f"if {count} >= {LARGE}:")
+                self.emit(f"if {count} >= {large_at(code)}:")
                 self.emit(f"    {v} = {view}")
                 self.emit("else:")
                 # bytes too go through the unpack table: faster than a slice, and a
@@ -342,7 +339,7 @@ class _Deserializer(_Function):
         raw = self.new("r")
         width = f"{count} * {el.bits}" if el.bits != 1 else count
         self.emit(
-            f"{raw} = (int.from_bytes(b[p >> 3:(p + {width} + 7) >> 3], 'little') >> (p & 7)) "
+            f"{raw} = (_ifb(b[p >> 3:(p + {width} + 7) >> 3], 'little') >> (p & 7)) "
             f"& ((1 << ({width})) - 1)"
         )
         for line in self._from_int(el, raw, count, v, large):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from wireplan.dsdl._bits import LARGE  # from this many elements on, arrays are numpy arrays
+from wireplan.dsdl._bits import LARGE, large_at  # from so many elements on: numpy arrays
 
 from .languages import PYTHON_CLASS_NAMES, PYTHON_RESERVED
 from .model import Array, Composite, DataType, Primitive
@@ -116,14 +116,15 @@ class _Constants:
         ]
         return out
 
-    def unpacker(self, code: str, cap: int = LARGE - 1) -> str:
+    def unpacker(self, code: str, cap: int | None = None) -> str:
         """The name of the per-count ``unpack_from`` table of elements ``code``, up to ``cap``.
 
-        Number arrays unpack through it only below ``LARGE`` elements (larger
-        ones become numpy arrays); arrays of one-integer structures up to
-        their capacity (at most ``TABLE_CAP``).
+        Number arrays unpack through it only below ``large_at(code)`` elements
+        (larger ones become numpy arrays); arrays of one-integer structures up
+        to their capacity (at most ``TABLE_CAP``).
         """
-        self.unpackers[code] = max(cap, self.unpackers.get(code, LARGE - 1))
+        short = large_at(code) - 1
+        self.unpackers[code] = max(short if cap is None else cap, self.unpackers.get(code, short))
         return f"_UC_{code}"
 
 
@@ -137,16 +138,17 @@ def _byte_code(t: DataType) -> str | None:
 
 
 def _is_large(t: Array) -> bool:
-    """Whether an array's values may be a numpy array: with ``LARGE`` elements or more, and
-    a float16 array at any length (decoded as numpy float16: Python has no float16)."""
+    """Whether an array's values may be a numpy array: with ``large_at`` elements or more,
+    and a float16 array at any length (decoded as numpy float16: Python has no float16)."""
     el = t.element
     if not isinstance(el, Primitive) or el.text:
         return False
     if el.kind == "f" and el.bits == 16:
         return True
-    if t.capacity < LARGE:
-        return False
-    return el.kind == "b" or _byte_code(el) is not None
+    if el.kind == "b":
+        return t.capacity >= LARGE
+    code = _byte_code(el)
+    return code is not None and t.capacity >= large_at(code)
 
 
 class ModuleContext:

@@ -237,9 +237,9 @@ class _Serializer(_Function):
             return f"_b2i({v})"
         code = _byte_code(el)
         if code == "B":
-            return f"int.from_bytes({self._u8(v)}, 'little')"
+            return f"_ifb({self._u8(v)}, 'little')"
         if code is not None:
-            return f"int.from_bytes(_pack_array({code!r}, {v}), 'little')"
+            return f"_ifb(_pack_array({code!r}, {v}), 'little')"
         return f"_i2i({v}, {el.bits}, {el.kind == 'i'})"
 
     @staticmethod
