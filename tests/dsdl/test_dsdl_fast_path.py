@@ -120,6 +120,29 @@ def test_bool_arrays_and_their_integer_agree_with_a_loop(count: int) -> None:
             runtime.bools_to_int(bad)
 
 
+@pytest.mark.parametrize("count", [0, 1, 7, 8, 9, 63, 64, 65, 300])
+def test_bools_read_from_the_buffer_are_those_of_the_integer(count: int) -> None:
+    """``bools_at`` (a byte-aligned bool array read straight from the buffer) gives what
+    ``int_to_bools_auto`` gives for the same bits: a list below ``LARGE``, a numpy bool
+    array from it on, from bytes, a bytearray and a memoryview at any offset."""
+    import random
+
+    import numpy as np
+
+    rng = random.Random(count)
+    for offset in (0, 3):
+        data = bytes(rng.getrandbits(8) for _ in range(offset + (count + 7) // 8 + 2))
+        value = int.from_bytes(data[offset:], "little") & ((1 << count) - 1)
+        want = runtime.int_to_bools_auto(value, count)
+        for given in (data, bytearray(data), memoryview(data)):
+            got = runtime.bools_at(given, offset, count)
+            assert type(got) is type(want)
+            if isinstance(want, np.ndarray):
+                assert got.dtype == np.bool_ and got.tolist() == want.tolist()
+            else:
+                assert got == want and all(type(x) is bool for x in got)
+
+
 @pytest.mark.parametrize("count", [1, 3, 31, 64])
 def test_float16_arrays_keep_nan_payloads(count: int) -> None:
     """Lists and numpy arrays (float16 or wider) pack as numpy casts them, a NaN's payload

@@ -30,6 +30,7 @@ __all__ = [
     "PackCache",
     "StructError",
     "bits_to_float",
+    "bools_at",
     "bools_to_bytes",
     "bools_to_int",
     "float_to_bits",
@@ -123,6 +124,21 @@ def int_to_bools(value: int, count: int) -> list[bool]:
     raw = (value & ((1 << count) - 1)).to_bytes((count + 7) >> 3, "little")
     out: list[bool] = []
     for byte in raw:  # a loop of in-place extends: twice as fast as chaining the tuples
+        out += _BYTE_BITS[byte]
+    del out[count:]
+    return out
+
+
+def bools_at(data: Any, offset: int, count: int) -> Any:
+    """``count`` bools packed LSB first from byte ``offset`` of ``data``: what
+    :func:`int_to_bools_auto` gives for them, read from the buffer without building the
+    integer.  A short buffer gives fewer elements (the caller's end check rejects it) or,
+    from ``LARGE`` elements on, numpy's ``ValueError``."""
+    size = (count + 7) >> 3
+    if count >= LARGE:
+        return unpackbits(_frombuffer(data, _U8, size, offset), None, count, "little").view(_BOOL)
+    out: list[bool] = []
+    for byte in data[offset : offset + size]:
         out += _BYTE_BITS[byte]
     del out[count:]
     return out

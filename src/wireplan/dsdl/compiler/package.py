@@ -124,6 +124,7 @@ _B1 = tuple(bytes((i,)) for i in range(256))
 _np_from = _rt.numpy_from
 _i2b_np = _rt.int_to_bool_array
 _bools_bytes = _rt.bools_to_bytes
+_bools_at = _rt.bools_at
 _unpackbits = _rt.unpackbits
 _packbits = _rt.packbits
 _U8 = _rt.np.dtype(_rt.np.uint8)

@@ -335,6 +335,15 @@ class _Deserializer(_Function):
                 self._finish_special(el, v, path, "o")
             self._advance(f"o += {count}" if size == 1 else f"o += {count} * {size}")
             return v
+        if el.kind == "b" and self.mode == "byte" and not self.gbits:
+            # bools from a whole byte: read from the buffer, no integer built; the next
+            # field starts count bits later
+            self.flush()
+            at = f"o + {self.so}" if self.so else "o"
+            self.emit(f"{v} = _bools_at(b, {at}, {count})")
+            self.emit(f"p = ({at}) * 8 + {count}")
+            self.mode = "bits"
+            return v
         self.to_bits()
         raw = self.new("r")
         width = f"{count} * {el.bits}" if el.bits != 1 else count
