@@ -99,9 +99,9 @@ def compile(
     The C++ headers in one ``output`` share one allocator flavour.
 
     ``arrays`` (Python only): ``"auto"`` reads arrays as lists (numpy arrays for
-    float16 and from 64 numbers on), ``utf8`` as ``str`` and ``byte`` as ``bytes``; ``"numpy"``
-    reads every array as a numpy array, as nunavut's classes do (code written
-    for them runs unchanged).  Packages of the two kinds never share ``output``.
+    float16, from 16 numbers on, from 64 for bools and ``uint8``), ``utf8`` as ``str`` and
+    ``byte`` as ``bytes``; ``"numpy"`` reads every array as a numpy array, as nunavut's
+    classes do (code written for them runs unchanged).  Packages of the two kinds never share ``output``.
 
     Writes one package per root namespace (``output/uavcan/...``), a module
     per namespace with a class per type and version (``Heartbeat_1_0``);

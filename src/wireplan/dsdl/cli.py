@@ -145,8 +145,8 @@ def register(subparsers: Any) -> Any:
         choices=("auto", "numpy"),
         default="auto",
         help="Python: auto (default): lists, str for utf8, bytes for byte, numpy arrays for "
-        "float16 and from 64 numbers on; numpy: every array a numpy array, as in nunavut's "
-        "classes",
+        "float16, from 16 numbers on (64 for bools and uint8); numpy: every array a numpy "
+        "array, as in nunavut's classes",
     )
     comp.add_argument(
         "--no-fsync",
