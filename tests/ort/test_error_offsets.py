@@ -27,7 +27,12 @@ from wireplan.ort.schema import ORT_SCHEMA
 from .conftest import feature_model
 from .ort_corpus import touch
 
-_TABLE_OF = {cls: name for name, cls in TABLE_CLASSES.items()} | {OrtModel: "InferenceSession"}
+_TABLES = {cls: name for name, cls in TABLE_CLASSES.items()} | {OrtModel: "InferenceSession"}
+
+
+def _table_of(obj: Any) -> str:
+    """The table an object decodes, a view (a subclass of the table's class) included."""
+    return next(_TABLES[c] for c in type(obj).__mro__ if c in _TABLES)
 
 
 def references(obj: Any, path: str = "$") -> Iterator[tuple[str, str, str]]:
@@ -35,7 +40,7 @@ def references(obj: Any, path: str = "$") -> Iterator[tuple[str, str, str]]:
 
     ``kind`` is ``"table"`` (a sub-table, union member or vector element) or ``"vector"``.
     """
-    table = _TABLE_OF[type(obj)]
+    table = _table_of(obj)
     for f in ORT_SCHEMA.tables[table].fields:
         if f.deprecated:
             continue
@@ -43,7 +48,7 @@ def references(obj: Any, path: str = "$") -> Iterator[tuple[str, str, str]]:
         where = f"{path}.{f.name}"
         t = f.type
         if t.kind in ("table", "union") and value is not None:
-            yield where, "table", _TABLE_OF[type(value)]
+            yield where, "table", _table_of(value)
             yield from references(value, where)
         elif t.kind == "vector" and len(value):
             yield where, "vector", ""

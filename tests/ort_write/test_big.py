@@ -29,7 +29,7 @@ from wireplan import ArgumentError, EncodeError
 from wireplan.core.buffers import MappedFile
 from wireplan.ort import convert, load, writer
 from wireplan.ort.onnx.read import from_onnx
-from wireplan.ort.reader import external_offsets
+from wireplan.ort.reader import companion_file, external_offsets
 from wireplan.ort.sessions import session
 
 pytestmark = pytest.mark.big
@@ -113,7 +113,8 @@ def test_a_24_gb_model_converts_runs_and_comes_back(
 
     # Zero-copy load: the tensors view the mapped companion.
     with load(dst) as om:
-        companion = om.source.companion
+        companion = companion_file(om)
+        assert companion is not None
         for t in om.graph.initializers:
             if t.external_data_offset >= 0:
                 assert companion.offset_of(t.raw_data) == t.external_data_offset

@@ -21,7 +21,7 @@ from wireplan.ort import load, writer
 from wireplan.ort.onnx.read import from_onnx
 from wireplan.ort.onnx.save import convert_ort_to_onnx
 from wireplan.ort.onnx.to_proto import to_onnx
-from wireplan.ort.reader import external_offsets, payload_offsets, tensor_paths
+from wireplan.ort.reader import companion_file, external_offsets, payload_offsets, tensor_paths
 from wireplan.ort.sessions import session
 
 
@@ -253,10 +253,16 @@ def test_durable_pair_fsyncs(tmp_path: Path, fsyncs: list[int]) -> None:
 # --- reading ---------------------------------------------------------------------------------
 
 
+def read_all(om: Any) -> None:
+    """Read every tensor's payload: a zero-copy load checks the companion as tensors are read."""
+    for _, t in tensor_paths(om):
+        _ = t.raw_data
+
+
 def test_load_views_the_companion(ext: Path) -> None:
     model = mixed()
     with load(ext) as om:
-        data = om.source.companion
+        data = companion_file(om)
         for t in om.graph.initializers:
             src = next(x for x in model.graph.initializer if x.name == t.name)
             if t.external_data_offset >= 0:
@@ -275,7 +281,7 @@ def test_load_views_the_companion(ext: Path) -> None:
 def test_companion_given_explicitly(ext: Path) -> None:
     (ext.parent / "m.ort.data").rename(ext.parent / "weights.bin")
     with pytest.raises(DecodeError, match=r"m\.ort\.data"):
-        load(ext)
+        read_all(load(ext))
     with load(ext, external_data="weights.bin") as om:
         assert om.graph.initializers[0].nbytes
     buf = ext.read_bytes()
@@ -285,7 +291,7 @@ def test_companion_given_explicitly(ext: Path) -> None:
     with load(buf, external_data=ext.parent / "weights.bin", copy=True) as om:
         assert om.graph.initializers[2].nbytes
     with pytest.raises(DecodeError, match="external_data=") as info:
-        load(buf)
+        read_all(load(buf))
     assert info.value.path == "$.model.graph.initializers[0].external_data_offset"
 
 
@@ -303,13 +309,19 @@ def test_missing_short_and_truncated_companions(ext: Path) -> None:
     for cut in (0, 1, last_off, last_off + last_size - 1):
         data_path.write_bytes(data[:cut])
         with pytest.raises(DecodeError, match="run past its end") as info:
-            load(ext)
+            read_all(load(ext))
         assert stored(info.value.offset) in {off for off, _ in offsets.values()}
         assert info.value.path is not None and info.value.path.endswith("external_data_offset")
     data_path.unlink()
     with pytest.raises(DecodeError, match="cannot be read") as info:
-        load(ext)
+        read_all(load(ext))
     assert stored(info.value.offset) == offsets["w0"][0]
+    om = load(ext)  # verified on access: the companion is opened by the first external tensor
+    assert om.graph.initializers[3].name == "small"
+    with pytest.raises(DecodeError, match="cannot be read") as again:
+        load(ext, verify="all")  # the whole file verified: the companion is checked at once
+    assert (again.value.offset, again.value.path) == (info.value.offset, info.value.path)
+    assert info.value.path == "$.model.graph.initializers[0].external_data_offset"
 
 
 def test_nothing_resolves_outside_the_models_folder(ext: Path, tmp_path: Path) -> None:
@@ -317,12 +329,12 @@ def test_nothing_resolves_outside_the_models_folder(ext: Path, tmp_path: Path) -
     inner.mkdir()
     (inner / "m.ort").write_bytes(ext.read_bytes())
     with pytest.raises(DecodeError, match="outside the model's folder"):
-        load(inner / "m.ort", external_data="../m.ort.data")
+        read_all(load(inner / "m.ort", external_data="../m.ort.data"))
     with pytest.raises(DecodeError, match="outside the model's folder"):
-        load(inner / "m.ort", external_data=tmp_path / "m.ort.data")
+        read_all(load(inner / "m.ort", external_data=tmp_path / "m.ort.data"))
     (inner / "m.ort.data").symlink_to(tmp_path / "m.ort.data")
     with pytest.raises(DecodeError, match="outside the model's folder"):
-        load(inner / "m.ort")
+        read_all(load(inner / "m.ort"))
 
 
 def test_corrupt_offsets_and_files_end_in_wireplan_errors(ext: Path) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import struct
+import types
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, NoReturn
@@ -233,11 +234,230 @@ def _positional(cls: Callable[..., Any], names: list[str]) -> bool:
     )
 
 
+def _field_lines(
+    w: Callable[[str], None], ns: dict[str, Any], tname: str, i: int, f: _FieldPlan, lazy: bool
+) -> None:
+    """Write the lines that decode field ``f``, the ``i``-th of table ``tname``, into ``v{i}``.
+
+    They run in a function where ``r``, ``pos``, ``depth``, ``mv``, ``n``, ``vt``, ``tsize``
+    and ``sl`` (the vtable's slots) are set; what they need from outside goes into ``ns``.
+    """
+    v = f"v{i}"
+    dname = f"D_{tname}_{i}"
+    ns[dname] = f.default
+    w(f"    fo = sl[{f.slot}]")
+    w("    if fo:")
+    w(f"        if fo + {f.inline} > tsize:")
+    w(f"            fail_field({tname!r}, {f.name!r}, fo, tsize, vt + {4 + 2 * f.slot})")
+    w("        try:")
+    kind = f.kind
+    if kind == _SCALAR:
+        assert f.unpack is not None
+        ns[f"U_{tname}_{i}"] = f.unpack
+        w(f"            {v} = U_{tname}_{i}(mv, pos + fo)[0]")
+    elif kind == _STRING:
+        # The common case inline; anything unusual goes to the checked slow path,
+        # which raises the right error.
+        w("            at = pos + fo")
+        w("            sp = at + U32(mv, at)[0]")
+        w("            if sp + 4 > n:")
+        w("                r._ref(at)")
+        w("            ln = U32(mv, sp)[0]")
+        w("            end = sp + 4 + ln")
+        w("            if end >= n or mv[end]:")
+        w(f"                {v} = r._string_at(sp)")
+        w("            else:")
+        w("                r._budget -= 4 + ln")
+        w("                if r._budget < 0:")
+        w("                    r._charge(0, sp)")
+        w("                try:")
+        w(f"                    {v} = str(mv[sp + 4 : end], 'utf-8')")
+        w("                except UnicodeDecodeError:")
+        w(f"                    {v} = r._string_at(sp)")
+    elif kind == _TABLE:
+        w("            at = pos + fo")
+        w("            tp = at + U32(mv, at)[0]")
+        w("            if tp + 4 > n:")
+        w("                r._ref(at)")
+        w(f"            {v} = t_{f.target}(r, tp, depth + 1)")
+    elif kind == _VEC_TABLE and lazy:  # decoded as used
+        w(
+            f"            {v} = TableList(r, r._ref(pos + fo), t_{f.target}, "
+            f"{f.target!r}, depth + 1, {f.name!r})"
+        )
+    elif kind == _VEC_TABLE:
+        w(f"            {v} = v_{f.target}(r, r._ref(pos + fo), depth + 1)")
+    elif kind == _VEC_STRING:  # empty ones (writers store many) inline
+        w("            at = pos + fo")
+        w("            vp = at + U32(mv, at)[0]")
+        w("            if vp + 4 <= n and not U32(mv, vp)[0]:")
+        w(f"                {v} = []")
+        w("            else:")
+        w(f"                {v} = r._strings_at(r._ref(at))")
+    elif kind == _VEC_SCALAR:
+        # A view of a read-only source inline; copies and the unusual, checked there.
+        assert f.dtype is not None
+        ns[f"T_{tname}_{i}"] = f.dtype
+        size = f.dtype.itemsize
+        w("            at = pos + fo")
+        w("            vp = at + U32(mv, at)[0]")
+        w("            if vp + 4 > n:")
+        w("                r._ref(at)")
+        w("            ln = U32(mv, vp)[0]")
+        w(f"            if r._plain and vp + 4 + ln * {size} <= n:")
+        w("                r._budget -= 4")
+        w("                if r._budget < 0:")
+        w("                    r._charge(0, vp)")
+        w(f"                {v} = frombuffer(mv, T_{tname}_{i}, ln, vp + 4)")
+        w("            else:")
+        w(f"                {v} = r._scalars_at(vp, T_{tname}_{i})")
+    elif kind == _VEC_STRUCT:
+        ns[f"T_{tname}_{i}"] = f.dtype
+        w(f"            {v} = r._structs_at(r._ref(pos + fo), {f.target!r}, T_{tname}_{i})")
+    elif kind == _STRUCT:
+        ns[f"T_{tname}_{i}"] = f.dtype
+        w(f"            {v} = r._struct_at(pos + fo, {f.target!r}, T_{tname}_{i})")
+    else:  # _UNION
+        assert f.members is not None
+        ns[f"M_{tname}_{i}"] = f.members
+        w(f"            to = sl[{f.slot - 1}]")
+        w("            if to and to + 1 > tsize:")
+        w(
+            "                raise DecodeError('union type code lies outside its table', "
+            f"vt + {4 + 2 * (f.slot - 1)})"
+        )
+        w("            code = U8(mv, pos + to)[0] if to else 0")
+        w("            if code:")
+        w(f"                member = M_{tname}_{i}.get(code)")
+        w("                if member is None:")
+        w(f"                    fail_union({f.target!r}, code, pos + to)")
+        w(f"                {v} = r._fns[member](r, r._ref(pos + fo), depth + 1)")
+        w("            else:")
+        w(f"                {v} = None")
+    w("        except DecodeError as exc:")
+    w(f"            raise exc.under({'.' + f.name!r}) from None")
+    w("    else:")
+    if f.required:
+        w(f"        fail_required({tname!r}, {f.name!r}, pos)")
+    elif f.fresh:
+        w(f"        {v} = []")
+    else:
+        w(f"        {v} = {dname}")
+
+
+# --- views: tables whose fields are decoded as they are read ----------------------------------
+#
+# A view is an instance of a subclass of the table's class, made without decoding a field: it
+# keeps (reader, position, depth, slots, table size, vtable) in ``_wp`` once its table's header is
+# checked, and each field is a property that decodes the field on first read (the same lines
+# and checks as the eager decoder), stores it in the class's own slot and marks it in ``_wd``.
+# Setting a field stores it the same way.  Copies and pickles of a view are plain objects.
+
+
+def _plain(cls: type, names: tuple[str, ...], values: tuple[Any, ...]) -> Any:
+    """An object of ``cls`` with ``values`` set, no ``__init__`` run (what a view reduces to)."""
+    obj: Any = object.__new__(cls)
+    for name, value in zip(names, values, strict=True):
+        object.__setattr__(obj, name, value)
+    return obj
+
+
+def _slot_of(cls: type, name: str) -> Any:
+    """The slot descriptor that stores field ``name`` in objects of ``cls``."""
+    for k in cls.__mro__:
+        found = k.__dict__.get(name)
+        if found is not None:
+            if isinstance(found, types.MemberDescriptorType):
+                return found
+            break
+    raise ArgumentError(f"a view of {cls.__name__} needs its field {name!r} in a slot")
+
+
+def _view_class(cls: Any, fields: list[_FieldPlan]) -> type:
+    """The view subclass of ``cls`` (see above); its properties are added once generated."""
+    names = tuple(f.name for f in fields)
+    declared = getattr(cls, "__dataclass_fields__", None)
+    if declared is None or tuple(declared) != names:
+        raise ArgumentError(
+            f"a view of {cls.__name__} needs a dataclass whose fields are the table's, in order"
+        )
+    every = (1 << len(names)) - 1
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        object.__setattr__(self, "_wd", every)  # all set by the class's own __init__
+        cls.__init__(self, *args, **kwargs)
+
+    def __reduce_ex__(self: Any, protocol: Any) -> tuple[Any, ...]:
+        return (_plain, (cls, names, tuple(getattr(self, n) for n in names)))
+
+    body: dict[str, Any] = {
+        "__slots__": ("_wd", "_wp"),
+        "__init__": __init__,
+        "__reduce_ex__": __reduce_ex__,
+        "__qualname__": cls.__qualname__,
+        "__module__": cls.__module__,
+        "__doc__": cls.__doc__,
+    }
+    if cls.__eq__ is not object.__eq__:
+
+        def __eq__(self: Any, other: object) -> Any:
+            if not isinstance(other, cls):
+                return NotImplemented
+            return tuple(getattr(self, n) for n in names) == tuple(getattr(other, n) for n in names)
+
+        body["__eq__"] = __eq__
+        body["__hash__"] = cls.__hash__
+    for name in names:
+        _slot_of(cls, name)  # refused early
+    return type(cls.__name__, (cls,), body)
+
+
+def _view_getters(
+    w: Callable[[str], None],
+    ns: dict[str, Any],
+    tname: str,
+    fields: list[_FieldPlan],
+    lazy: bool,
+) -> None:
+    """Write the property functions of table ``tname``'s view: ``g_`` reads, ``p_`` sets."""
+    cls = ns[f"C_{tname}"]
+
+    def inner(line: str) -> None:
+        w("    " + line)
+
+    for i, f in enumerate(fields):
+        slot = _slot_of(cls, f.name)
+        ns[f"GET_{tname}_{i}"] = slot.__get__
+        ns[f"SET_{tname}_{i}"] = slot.__set__
+        bit = 1 << i
+        w(f"def g_{tname}_{i}(self):")
+        w(f"    if self._wd & {bit}:")
+        w(f"        return GET_{tname}_{i}(self)")
+        w("    r, pos, depth, sl, tsize, vt = self._wp")
+        w("    mv = r._mv")
+        w("    n = r._n")
+        w("    try:")
+        _field_lines(inner, ns, tname, i, f, lazy)
+        w("    except DecodeError as exc:")
+        w("        raise r.placed(exc) from None")
+        w(f"    SET_{tname}_{i}(self, v{i})")
+        w(f"    self._wd |= {bit}")
+        w(f"    return v{i}")
+        w("")
+        w(f"def p_{tname}_{i}(self, value):")
+        w(f"    SET_{tname}_{i}(self, value)")
+        w(f"    self._wd |= {bit}")
+        w("")
+
+
 def _generate(
     plans: Mapping[str, tuple[list[_FieldPlan], Callable[..., Any] | None]],
     lazy: bool,
+    after: frozenset[str] = frozenset(),
+    views: frozenset[str] = frozenset(),
 ) -> dict[str, Callable[[Any, int, int], Any]]:
     ns: dict[str, Any] = {
+        "NEW": object.__new__,
         "TableList": TableList,
         "frombuffer": np.frombuffer,
         "DecodeError": DecodeError,
@@ -282,117 +502,32 @@ def _generate(
             w(f"        sl = S_{tname}(mv, vt + 4)")
             w("    else:")
             w(f"        sl = SLOTS(ns)(mv, vt + 4) + Z_{tname}[{k} - ns]")
-        args = []
-        for i, f in enumerate(fields):
-            v = f"v{i}"
-            args.append(f"{f.name}={v}")
-            dname = f"D_{tname}_{i}"
-            ns[dname] = f.default
-            w(f"    fo = sl[{f.slot}]")
-            w("    if fo:")
-            w(f"        if fo + {f.inline} > tsize:")
-            w(f"            fail_field({tname!r}, {f.name!r}, fo, tsize, vt + {4 + 2 * f.slot})")
-            w("        try:")
-            kind = f.kind
-            if kind == _SCALAR:
-                assert f.unpack is not None
-                ns[f"U_{tname}_{i}"] = f.unpack
-                w(f"            {v} = U_{tname}_{i}(mv, pos + fo)[0]")
-            elif kind == _STRING:
-                # The common case inline; anything unusual goes to the checked slow path,
-                # which raises the right error.
-                w("            at = pos + fo")
-                w("            sp = at + U32(mv, at)[0]")
-                w("            if sp + 4 > n:")
-                w("                r._ref(at)")
-                w("            ln = U32(mv, sp)[0]")
-                w("            end = sp + 4 + ln")
-                w("            if end >= n or mv[end]:")
-                w(f"                {v} = r._string_at(sp)")
-                w("            else:")
-                w("                r._budget -= 4 + ln")
-                w("                if r._budget < 0:")
-                w("                    r._charge(0, sp)")
-                w("                try:")
-                w(f"                    {v} = str(mv[sp + 4 : end], 'utf-8')")
-                w("                except UnicodeDecodeError:")
-                w(f"                    {v} = r._string_at(sp)")
-            elif kind == _TABLE:
-                w("            at = pos + fo")
-                w("            tp = at + U32(mv, at)[0]")
-                w("            if tp + 4 > n:")
-                w("                r._ref(at)")
-                w(f"            {v} = t_{f.target}(r, tp, depth + 1)")
-            elif kind == _VEC_TABLE and lazy:  # decoded as used
-                w(
-                    f"            {v} = TableList(r, r._ref(pos + fo), t_{f.target}, "
-                    f"{f.target!r}, depth + 1, {f.name!r})"
-                )
-            elif kind == _VEC_TABLE:
-                w(f"            {v} = v_{f.target}(r, r._ref(pos + fo), depth + 1)")
-            elif kind == _VEC_STRING:  # empty ones (writers store many) inline
-                w("            at = pos + fo")
-                w("            vp = at + U32(mv, at)[0]")
-                w("            if vp + 4 <= n and not U32(mv, vp)[0]:")
-                w(f"                {v} = []")
-                w("            else:")
-                w(f"                {v} = r._strings_at(r._ref(at))")
-            elif kind == _VEC_SCALAR:
-                # A view of a read-only source inline; copies and the unusual, checked there.
-                assert f.dtype is not None
-                ns[f"T_{tname}_{i}"] = f.dtype
-                size = f.dtype.itemsize
-                w("            at = pos + fo")
-                w("            vp = at + U32(mv, at)[0]")
-                w("            if vp + 4 > n:")
-                w("                r._ref(at)")
-                w("            ln = U32(mv, vp)[0]")
-                w(f"            if r._plain and vp + 4 + ln * {size} <= n:")
-                w("                r._budget -= 4")
-                w("                if r._budget < 0:")
-                w("                    r._charge(0, vp)")
-                w(f"                {v} = frombuffer(mv, T_{tname}_{i}, ln, vp + 4)")
-                w("            else:")
-                w(f"                {v} = r._scalars_at(vp, T_{tname}_{i})")
-            elif kind == _VEC_STRUCT:
-                ns[f"T_{tname}_{i}"] = f.dtype
-                w(f"            {v} = r._structs_at(r._ref(pos + fo), {f.target!r}, T_{tname}_{i})")
-            elif kind == _STRUCT:
-                ns[f"T_{tname}_{i}"] = f.dtype
-                w(f"            {v} = r._struct_at(pos + fo, {f.target!r}, T_{tname}_{i})")
-            else:  # _UNION
-                assert f.members is not None
-                ns[f"M_{tname}_{i}"] = f.members
-                w(f"            to = sl[{f.slot - 1}]")
-                w("            if to and to + 1 > tsize:")
-                w(
-                    "                raise DecodeError('union type code lies outside its table', "
-                    f"vt + {4 + 2 * (f.slot - 1)})"
-                )
-                w("            code = U8(mv, pos + to)[0] if to else 0")
-                w("            if code:")
-                w(f"                member = M_{tname}_{i}.get(code)")
-                w("                if member is None:")
-                w(f"                    fail_union({f.target!r}, code, pos + to)")
-                w(f"                {v} = r._fns[member](r, r._ref(pos + fo), depth + 1)")
-                w("            else:")
-                w(f"                {v} = None")
-            w("        except DecodeError as exc:")
-            w(f"            raise exc.under({'.' + f.name!r}) from None")
-            w("    else:")
-            if f.required:
-                w(f"        fail_required({tname!r}, {f.name!r}, pos)")
-            elif f.fresh:
-                w(f"        {v} = []")
-            else:
-                w(f"        {v} = {dname}")
-        if cls is not None and _positional(cls, [f.name for f in fields]):
-            w(f"    return C_{tname}({', '.join(f'v{i}' for i in range(len(fields)))})")
-        elif cls is not None:
-            w(f"    return C_{tname}({', '.join(args)})")
+        if tname in views and cls is not None:  # a view: the fields are decoded as read
+            ns[f"V_{tname}"] = _view_class(cls, fields)
+            if not k:
+                w("    sl = ()")
+            w(f"    o = NEW(V_{tname})")
+            w("    o._wp = (r, pos, depth, sl, tsize, vt)")
+            w("    o._wd = 0")
+            w(f"    return r._after[{tname!r}](r, pos, o)" if tname in after else "    return o")
+            w("")
+            _view_getters(w, ns, tname, fields, lazy)
         else:
-            w("    return {" + ", ".join(f"{f.name!r}: v{i}" for i, f in enumerate(fields)) + "}")
-        w("")
+            args = []
+            for i, f in enumerate(fields):
+                args.append(f"{f.name}=v{i}")
+                _field_lines(w, ns, tname, i, f, lazy)
+            if cls is not None and _positional(cls, [f.name for f in fields]):
+                made = f"C_{tname}({', '.join(f'v{i}' for i in range(len(fields)))})"
+            elif cls is not None:
+                made = f"C_{tname}({', '.join(args)})"
+            else:
+                made = "{" + ", ".join(f"{f.name!r}: v{i}" for i, f in enumerate(fields)) + "}"
+            if tname in after:  # the reader's hook finishes the table (see TableReader)
+                w(f"    return r._after[{tname!r}](r, pos, {made})")
+            else:
+                w(f"    return {made}")
+            w("")
         w(f"def v_{tname}(r, pos, depth):")
         w("    count = r._length(pos, 4)")
         w("    mv = r._mv")
@@ -412,11 +547,15 @@ def _generate(
         w("")
     code = compile("\n".join(src), "<wireplan.flatbuffers generated decoders>", "exec")
     exec(code, ns)
+    for tname in views:
+        cls = plans[tname][1]
+        for i, f in enumerate(plans[tname][0] if cls is not None else ()):
+            setattr(ns[f"V_{tname}"], f.name, property(ns[f"g_{tname}_{i}"], ns[f"p_{tname}_{i}"]))
     return {tname: ns[f"t_{tname}"] for tname in plans}
 
 
 _DECODERS: dict[
-    tuple[int, tuple[tuple[str, int], ...], bool],
+    tuple[int, tuple[tuple[str, int], ...], bool, frozenset[str], frozenset[str]],
     tuple[
         Schema,
         dict[str, tuple[list[_FieldPlan], Callable[..., Any] | None]],
@@ -430,24 +569,37 @@ _Decoders = tuple[
     dict[str, tuple[list[_FieldPlan], Callable[..., Any] | None]],
     dict[str, Callable[[Any, int, int], Any]],
 ]
-_LAST: dict[tuple[int, int, bool], tuple[Schema, tuple[tuple[str, Any], ...], _Decoders]] = {}
+_LAST: dict[
+    tuple[int, int, bool, frozenset[str], frozenset[str]],
+    tuple[Schema, tuple[tuple[str, Any], ...], _Decoders],
+] = {}
 
 
 def decoders(
-    schema: Schema, classes: Mapping[str, Callable[..., Any]], lazy: bool = False
+    schema: Schema,
+    classes: Mapping[str, Callable[..., Any]],
+    lazy: bool = False,
+    after: frozenset[str] = frozenset(),
+    views: frozenset[str] = frozenset(),
 ) -> tuple[
     dict[str, tuple[list[_FieldPlan], Callable[..., Any] | None]],
     dict[str, Callable[[Any, int, int], Any]],
 ]:
+    """Per table: its field plans and class, and its generated decoding function.
+
+    ``after`` names the tables whose functions hand the decoded object to the
+    reader's hook (``r._after[name](r, pos, obj)``, see :class:`TableReader`); ``views``
+    the tables (with a class, in a lazy read) decoded as views, field by field as read.
+    """
     items = tuple(classes.items())
-    last = _LAST.get((id(schema), id(classes), lazy))
+    last = _LAST.get((id(schema), id(classes), lazy, after, views))
     if last is not None and last[0] is schema and last[1] == items:  # the same mapping again
         return last[2]
-    key = (id(schema), tuple(sorted((name, id(c)) for name, c in items)), lazy)
+    key = (id(schema), tuple(sorted((name, id(c)) for name, c in items)), lazy, after, views)
     hit = _DECODERS.get(key)
     if hit is not None and hit[0] is schema:
         if len(_LAST) < 64:
-            _LAST[(id(schema), id(classes), lazy)] = (schema, items, (hit[1], hit[2]))
+            _LAST[(id(schema), id(classes), lazy, after, views)] = (schema, items, (hit[1], hit[2]))
         return hit[1], hit[2]
     comp = _compiled(schema)
     plans: dict[str, tuple[list[_FieldPlan], Callable[..., Any] | None]] = {}
@@ -461,6 +613,6 @@ def decoders(
                     f = dataclasses.replace(f, default=np.zeros(0, dtype=f.dtype))
             adjusted.append(f)
         plans[tname] = (adjusted, classes.get(tname))
-    fns = _generate(plans, lazy)
+    fns = _generate(plans, lazy, after, views if lazy else frozenset())
     _DECODERS[key] = (schema, plans, fns)
     return plans, fns

@@ -63,7 +63,7 @@ threaded copy writes the same bytes as a serial one.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -104,6 +104,7 @@ class TableReader:
     """
 
     __slots__ = (
+        "_after",
         "_budget",
         "_classes",
         "_copy",
@@ -137,14 +138,23 @@ class TableReader:
         lazy: bool = False,
         verify: bool = True,
         layout: Layout | None = None,
+        after: Mapping[str, Callable[[TableReader, int, Any], Any]] | None = None,
+        views: Iterable[str] = (),
     ) -> None:
         if lazy and copy:
             raise ArgumentError("a lazy read views the buffer: it cannot copy")
         self.schema = schema
         self._classes = dict(classes or {})
         given = classes if classes is not None else self._classes
-        self._plans, self._fns = decoders(schema, given)
-        self._lazy_fns = decoders(schema, given, lazy=True)[1] if lazy else None
+        # Hooks: each decoded table named here is passed through its hook.
+        self._after = dict(after or {})
+        hooked = frozenset(self._after)
+        self._plans, self._fns = decoders(schema, given, after=hooked)
+        self._lazy_fns = (
+            decoders(schema, given, lazy=True, after=hooked, views=frozenset(views))[1]
+            if lazy
+            else None
+        )
         #: After a lazy :meth:`read_table` that verified: the fields the buffer holds.
         self.present: Present | None = None
         self._layout = layout  # filled by that verification
@@ -199,7 +209,9 @@ class TableReader:
         if self._root is None:
             return exc
         table, pos, depth = self._root
-        eager = TableReader(self.schema, self._mv, classes=self._classes, limits=self.limits)
+        eager = TableReader(
+            self.schema, self._mv, classes=self._classes, limits=self.limits, after=self._after
+        )
         try:
             eager.read_table(table, pos, depth)
         except DecodeError as full:

@@ -16,6 +16,7 @@ or the one given, mapped as well: their
 from __future__ import annotations
 
 import os
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,7 @@ from wireplan.ort.graph import MAX_DEPTH, walk_graphs, walk_tensors
 from wireplan.ort.model import (
     ELEMENT_BYTES,
     TABLE_CLASSES,
+    Array,
     OrtModel,
     Tensor,
     companion_path,
@@ -46,6 +48,7 @@ __all__ = [
     "VERIFY",
     "ModelFiles",
     "check_tensors",
+    "companion_file",
     "decode",
     "external_offsets",
     "load",
@@ -61,13 +64,19 @@ VERIFY = ("access", "all")
 
 
 class ModelFiles(Closing):
-    """What a model with external data views: the .ort source and the companion file."""
+    """What a loaded model views: the .ort source and, if it has external data, the companion."""
 
     __slots__ = ("companion", "main")
 
     def __init__(self, main: Any, companion: MappedFile | None) -> None:
         self.main = main
         self.companion = companion
+
+    @property
+    def buffer(self) -> Any:
+        """The bytes of the .ort itself (the main source's buffer, or the source)."""
+        main = self.main
+        return main.buffer if isinstance(main, MappedFile) else main
 
     def close(self) -> None:
         for src in (self.main, self.companion):
@@ -86,7 +95,7 @@ def external_offsets(model: OrtModel) -> list[tuple[str, str, int, int]]:
     out: list[tuple[str, str, int, int]] = []
     for path, t in tensor_paths(model):
         if t.external_data_offset >= 0:
-            n = _external_nbytes(t, path, buffer)
+            n = _external_nbytes(t, *_fields(buffer, path))
             out.append((path, t.name, t.external_data_offset, n))
     return out
 
@@ -161,111 +170,169 @@ def field_byte(buffer: Any, path: str) -> int:
     return 0 if at is None else at
 
 
-def _external_nbytes(t: Tensor, path: str, buffer: Any) -> int:
-    where = f"{path}.external_data_offset"
+def _external_nbytes(t: Tensor, at: tuple[int, str], dims: tuple[int, str]) -> int:
+    """The bytes an external tensor takes in the companion, from its ``dims`` and type;
+    ``at`` and ``dims``: the (byte, path) of those fields, for errors."""
     size = ELEMENT_BYTES.get(t.data_type)
     if size is None:
         raise DecodeError(
-            f"tensor {t.name!r} of data type {t.data_type} has an external_data_offset; only "
-            "fixed-size numeric tensors can be stored outside the file",
-            field_byte(buffer, where),
-            where,
+            f"tensor {t.name!r} of data type {t.data_type} has an external_data_offset; "
+            "only fixed-size numeric tensors can be stored outside the file",
+            *at,
         )
     problem = shape_problem(t.dims, size)
     if problem is not None:
-        raise DecodeError(
-            f"tensor {t.name!r} has {problem}", field_byte(buffer, f"{path}.dims"), f"{path}.dims"
-        )
+        raise DecodeError(f"tensor {t.name!r} has {problem}", *dims)
     return element_count(t.dims) * size
 
 
-def _companion(
-    source: Any, external_data: Any, first: tuple[str, Tensor], buffer: Any
-) -> tuple[MappedFile | memoryview, str]:
-    """The companion file (mapped) or buffer, and its name for messages."""
-    path, t = first
-    where = f"{path}.external_data_offset"
-    if external_data is not None and not isinstance(external_data, (str, os.PathLike)):
-        return as_memoryview(external_data), "the external data buffer"
-    if isinstance(source, (str, os.PathLike)):
-        folder = Path(os.path.abspath(source)).parent
-        name = Path(external_data) if external_data is not None else None
-        target = folder / (name if name is not None else companion_path(source).name)
-        if not target.resolve().is_relative_to(folder.resolve()):
-            raise DecodeError(
-                f"the external data file {os.fspath(target)!r} resolves outside the model's "
-                f"folder {os.fspath(folder)!r}",
-                field_byte(buffer, where),
-                where,
-            )
-    elif external_data is None:
-        raise DecodeError(
-            f"tensor {t.name!r} is stored outside the model (external_data_offset "
-            f"{t.external_data_offset}); pass external_data= (a path or a buffer) to load it "
-            "from a buffer",
-            field_byte(buffer, where),
-            where,
-        )
-    else:
-        target = Path(external_data)
-    try:
-        return MappedFile(target), target.name
-    except OSError as exc:
-        raise DecodeError(
-            f"tensor {t.name!r} is stored at byte {t.external_data_offset} of the external data "
-            f"file {os.fspath(target)!r}, which cannot be read: {exc.strerror or exc}",
-            field_byte(buffer, where),
-            where,
-        ) from None
+def _fields(buffer: Any, path: str) -> tuple[tuple[int, str], tuple[int, str]]:
+    """(byte, path) of the ``external_data_offset`` and ``dims`` of the tensor at ``path``."""
+    at, dims = f"{path}.external_data_offset", f"{path}.dims"
+    return (field_byte(buffer, at), at), (field_byte(buffer, dims), dims)
 
 
-def _attach_external(
-    model: OrtModel, source: Any, external_data: Any, copy: bool, threads: int | None, main: Any
-) -> MappedFile | None:
-    """Point the external tensors' ``raw_data`` into the companion; the mapping to keep, if any."""
-    found = [
-        (path, t)
-        for path, t in walk_tensors(model.graph, having="external_data_offset")
-        if t.external_data_offset >= 0 and t.nbytes == 0
-    ]
-    if not found:
-        return None
-    companion, label = _companion(source, external_data, found[0], main)
-    buffer = companion.buffer if isinstance(companion, MappedFile) else companion
-    size = buffer.nbytes
-    try:
-        views = []
-        for path, t in found:
-            n = _external_nbytes(t, path, main)
+def _attach_copies(model: OrtModel, companion: _Companion, main: Any, threads: int | None) -> None:
+    """Copy every external tensor of an eagerly decoded model out of the companion
+    (``copy=True``): ``threads`` threads, byte-identical to a serial copy."""
+    pairs = []
+    for path, t in walk_tensors(model.graph, having="external_data_offset"):
+        if t.external_data_offset >= 0 and t.nbytes == 0:
+            v = companion.view(t, *_fields(main, path))
+            t.raw_data = np.empty(v.shape[0], np.uint8)
+            pairs.append((t.raw_data, v))
+    run_copies(pairs, threads=threads)
+
+
+class _Companion:
+    """The external data of one load, opened when the first external tensor needs it.
+
+    :meth:`attach` is the reader's hook for ``Tensor`` tables (a zero-copy load checks
+    each external tensor and points it at the companion as it is decoded); :meth:`view`
+    also serves the eager walk of ``copy=True``.  Errors name the byte of the .ort that
+    holds the field at fault.  Once mapped for a model (:meth:`serve`), the companion
+    becomes part of the model's source (:class:`ModelFiles`), closed with it.
+    """
+
+    __slots__ = ("_external_data", "_given", "_label", "_mapped", "_model", "_source")
+
+    def __init__(self, source: Any, external_data: Any) -> None:
+        self._source = source  # the .ort's path, or None for a buffer
+        self._external_data = external_data
+        self._given: memoryview | None = None  # companion bytes passed in
+        self._mapped: MappedFile | None = None
+        self._model: weakref.ref[OrtModel] | None = None
+        self._label = ""
+
+    def serve(self, model: OrtModel) -> None:
+        """Map the companion, when needed, as part of ``model``'s source."""
+        self._model = weakref.ref(model)
+        if self._mapped is not None:  # mapped while the model was decoded
+            model.source = ModelFiles(model.source, self._mapped)
+
+    def attach(self, reader: TableReader, pos: int, t: Tensor) -> Tensor:
+        """``t`` (decoded at ``pos``), its ``raw_data`` a view of the companion if stored there."""
+        if t.external_data_offset < 0 or t.raw_data.shape[0]:
+            return t
+        at = reader.field_position("Tensor", pos, "external_data_offset") or pos
+        dims = reader.field_position("Tensor", pos, "dims") or pos
+        v = self.view(t, (at, "$.external_data_offset"), (dims, "$.dims"))
+        if v.flags.writeable:
+            v.flags.writeable = False
+        t.raw_data = v
+        return t
+
+    def view(self, t: Tensor, at: tuple[int, str], dims: tuple[int, str]) -> Array:
+        """The companion's bytes of ``t``: ``at`` and ``dims`` are the (byte, path) of its
+        ``external_data_offset`` and ``dims`` fields, for errors."""
+        n = _external_nbytes(t, at, dims)
+        buffer, passing = self._buffer(t, at)
+        try:
             off = t.external_data_offset
-            if off + n > size:
+            if off + n > buffer.nbytes:
                 raise DecodeError(
-                    f"tensor {t.name!r}: its {n} bytes at byte {off} of {label} run past its "
-                    f"end ({size} bytes)",
-                    field_byte(main, f"{path}.external_data_offset"),
-                    f"{path}.external_data_offset",
+                    f"tensor {t.name!r}: its {n} bytes at byte {off} of {self._label} run past "
+                    f"its end ({buffer.nbytes} bytes)",
+                    *at,
                 )
-            views.append((t, np.frombuffer(buffer, dtype=np.uint8, count=n, offset=off)))
-        if copy:
-            pairs = [(np.empty(v.shape[0], np.uint8), v) for _, v in views]
-            run_copies(pairs, threads=threads)
-            for (t, _), (owned, _) in zip(views, pairs, strict=True):
-                t.raw_data = owned
-            del pairs
+            return np.frombuffer(buffer, dtype=np.uint8, count=n, offset=off)
+        finally:
+            if passing is not None:  # decoded after the model was closed: the view keeps it
+                passing.close()
+
+    def _buffer(self, t: Tensor, at: tuple[int, str]) -> tuple[memoryview, MappedFile | None]:
+        """The companion's bytes, and a mapping to close once they are viewed (or None)."""
+        if self._given is not None:
+            return self._given, None
+        mapped = self._mapped
+        if mapped is not None and not mapped.closed:
+            return mapped.buffer, None
+        external_data = self._external_data
+        if external_data is not None and not isinstance(external_data, (str, os.PathLike)):
+            self._label = "the external data buffer"
+            self._given = as_memoryview(external_data)
+            return self._given, None
+        mapped = self._map(t, at)
+        model = self._model() if self._model is not None else None
+        if self._model is None:  # a load that copies: closed when it ends
+            self._mapped = mapped
+        elif model is not None and model.source is not None:
+            self._mapped = mapped
+            model.source = ModelFiles(model.source, mapped)
         else:
-            for t, v in views:
-                if v.flags.writeable:
-                    v.flags.writeable = False
-                t.raw_data = v
-        del views
-    except BaseException:
-        if isinstance(companion, MappedFile):
-            companion.close()
-        raise
-    if copy and isinstance(companion, MappedFile):
-        companion.close()
-        return None
-    return companion if isinstance(companion, MappedFile) else None
+            return mapped.buffer, mapped
+        return mapped.buffer, None
+
+    def _map(self, t: Tensor, at: tuple[int, str]) -> MappedFile:
+        source, external_data = self._source, self._external_data
+        if source is not None:
+            folder = Path(os.path.abspath(source)).parent
+            name = Path(external_data) if external_data is not None else None
+            target = folder / (name if name is not None else companion_path(source).name)
+            if not target.resolve().is_relative_to(folder.resolve()):
+                raise DecodeError(
+                    f"the external data file {os.fspath(target)!r} resolves outside the "
+                    f"model's folder {os.fspath(folder)!r}",
+                    *at,
+                )
+        elif external_data is None:
+            raise DecodeError(
+                f"tensor {t.name!r} is stored outside the model (external_data_offset "
+                f"{t.external_data_offset}); pass external_data= (a path or a buffer) to load "
+                "it from a buffer",
+                *at,
+            )
+        else:
+            target = Path(external_data)
+        try:
+            mapped = MappedFile(target)
+        except OSError as exc:
+            raise DecodeError(
+                f"tensor {t.name!r} is stored at byte {t.external_data_offset} of the external "
+                f"data file {os.fspath(target)!r}, which cannot be read: {exc.strerror or exc}",
+                *at,
+            ) from None
+        self._label = target.name
+        return mapped
+
+    def close(self) -> None:
+        """Unmap the companion: at the end of a load that copies, or of one that failed."""
+        mapped, self._mapped = self._mapped, None
+        if mapped is not None:
+            mapped.close()
+
+
+def companion_file(model: OrtModel) -> MappedFile | None:
+    """The mapped companion file of a model loaded zero-copy from a path, if it has one.
+
+    Decodes the tensors stored there (they map it) if none was decoded yet.
+    """
+    md = model.model
+    if model.source is not None and md is not None and md.graph is not None:
+        for _ in walk_tensors(md.graph, having="external_data_offset"):
+            pass
+    mapped = getattr(model.source, "companion", None)
+    return mapped if isinstance(mapped, MappedFile) else None
 
 
 def _check_version(reader: TableReader, root: int) -> None:
@@ -286,8 +353,14 @@ def _check_version(reader: TableReader, root: int) -> None:
         )
 
 
+# Tables a zero-copy load hands out as views (fields decoded as read): a walk over the
+# tensors that reads their payloads decodes nothing else of them.
+_VIEWS = ("Tensor",)
+
+
 def _decode(
     buffer: Any,
+    companion: _Companion,
     *,
     copy: bool,
     threads: int | None,
@@ -295,7 +368,10 @@ def _decode(
     layout: Layout | None = None,
     verify: str = "all",
 ) -> tuple[OrtModel, bool]:
-    """The model, and whether it may have external tensors (False: no tensor says so)."""
+    """The model, and whether a verification of the whole file found external tensors.
+
+    In a lazy read, each external tensor is pointed at ``companion`` when it is decoded.
+    """
     reader = TableReader(
         ORT_SCHEMA,
         buffer,
@@ -305,6 +381,8 @@ def _decode(
         lazy=not copy,
         verify=verify == "all",
         layout=layout,
+        after=None if copy else {"Tensor": companion.attach},
+        views=_VIEWS,
     )
     root = reader.root_position(FILE_IDENTIFIER)
     _check_version(reader, root)
@@ -316,7 +394,7 @@ def _decode(
         raise DecodeError("the model holds no graph", root, "$.model.graph")
     reader.finish(threads)
     present = reader.present
-    return model, present is None or ("Tensor", "external_data_offset") in present
+    return model, present is not None and ("Tensor", "external_data_offset") in present
 
 
 def load(
@@ -340,8 +418,9 @@ def load(
 
     ``verify="access"`` (the default) checks each table when it is first
     decoded: vectors of tables come as :class:`~wireplan.flatbuffers.lazy.TableList`,
-    decoded element by element as used, so reading the weights does not pay for
-    the nodes and value infos, and an error in a part never read is never raised.
+    decoded element by element as used, and each ``Tensor`` is a view whose fields are
+    decoded when first read, so reading the weights does not pay for the nodes and
+    value infos, and an error in a part never read is never raised.
     ``verify="all"`` checks the whole buffer before returning (numpy passes,
     :func:`wireplan.flatbuffers.verify.verified`): nothing decoded later can fail.
     ``copy=True`` decodes everything at once, checked.
@@ -363,8 +442,9 @@ def load(
     mapped and those tensors view it (``copy=True``: copied with
     ``threads`` threads, then unmapped).  A companion that is missing, too
     short for a tensor, or outside the model's folder is a
-    :class:`~wireplan.DecodeError` with the tensor's offset in it.  Nothing
-    is opened for a file without external tensors.
+    :class:`~wireplan.DecodeError` with the tensor's offset in it, raised when
+    the first such tensor is decoded (by ``load`` itself with ``verify="all"`` or
+    ``copy=True``).  Nothing is opened before an external tensor is decoded.
     """
     if verify not in VERIFY:
         raise ArgumentError(f"verify is one of {', '.join(map(repr, VERIFY))}, not {verify!r}")
@@ -390,39 +470,36 @@ def _load(
     layout: Layout | None,
     verify: str,
 ) -> OrtModel:
-    if isinstance(source, (str, os.PathLike)):
-        mapped = MappedFile(source)
-        try:
-            model, external = _decode(
-                mapped.buffer,
-                copy=copy,
-                threads=threads,
-                limits=limits,
-                layout=layout,
-                verify=verify,
-            )
-            companion = (
-                _attach_external(model, source, external_data, copy, threads, mapped.buffer)
-                if external
-                else None
-            )
-        except BaseException:
-            mapped.close()
-            raise
+    path = isinstance(source, (str, os.PathLike))
+    main: Any = MappedFile(source) if path else source
+    companion = _Companion(source if path else None, external_data)
+    try:
+        buffer = main.buffer if path else as_memoryview(source)
+        model, external = _decode(
+            buffer,
+            companion,
+            copy=copy,
+            threads=threads,
+            limits=limits,
+            layout=layout,
+            verify=verify,
+        )
         if copy:
-            mapped.close()
+            _attach_copies(model, companion, buffer, threads)
         else:
-            model.source = mapped if companion is None else ModelFiles(mapped, companion)
-        return model
-    buffer = as_memoryview(source)
-    model, external = _decode(
-        buffer, copy=copy, threads=threads, limits=limits, layout=layout, verify=verify
-    )
-    companion = (
-        _attach_external(model, None, external_data, copy, threads, buffer) if external else None
-    )
-    if not copy:
-        model.source = source if companion is None else ModelFiles(source, companion)
+            model.source = main
+            companion.serve(model)
+            for _ in walk_tensors(model.graph, having="external_data_offset") if external else ():
+                pass  # verified as a whole: the external tensors are checked now, not on access
+    except BaseException:
+        companion.close()
+        if path:
+            main.close()
+        raise
+    if copy:
+        companion.close()
+        if path:
+            main.close()
     return model
 
 

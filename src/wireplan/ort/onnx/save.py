@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from wireplan.core.atomic import SizedFile, atomic_open, write_bytes, write_group
-from wireplan.core.buffers import MappedFile, drop_pages
+from wireplan.core.buffers import drop_pages
 from wireplan.core.executor import CHUNK_BYTES, execute_file
 from wireplan.core.plan import Plan, check_alignment
 from wireplan.core.progress import Tally
@@ -19,7 +19,7 @@ from wireplan.ort import model as m
 from wireplan.ort.onnx.schemas import _PROTOBUF_LIMIT
 from wireplan.ort.onnx.to_proto import _ToOnnx, to_onnx
 from wireplan.ort.protowire import varint
-from wireplan.ort.reader import load
+from wireplan.ort.reader import companion_file, load
 from wireplan.ort.schema import TENSOR_DATA_TYPE
 
 __all__ = [
@@ -31,8 +31,8 @@ _STRING = TENSOR_DATA_TYPE["STRING"]
 
 def _companion_file(model: m.OrtModel) -> str | None:
     """The path of the mapped companion file of a loaded .ort with external tensors."""
-    mf = getattr(model.source, "companion", None)
-    return mf.path if isinstance(mf, MappedFile) else None
+    mf = companion_file(model)
+    return mf.path if mf is not None else None
 
 
 def _external_plan(
