@@ -141,8 +141,13 @@ def test_absurd_vector_length(tiny_ort: bytes) -> None:
     nodes = locate(data, ["model", "graph", "nodes"])
     data[nodes : nodes + 4] = struct.pack("<I", 0xFFFFFFFF)
     with pytest.raises(LimitError) as info:
-        load(bytes(data))
+        load(bytes(data), verify="all")
     assert info.value.offset == nodes and info.value.path == "$.model.graph.nodes"
+    om = load(bytes(data))  # verified on access: the graph's fields are read as used
+    assert len(om.graph.initializers) > 0
+    with pytest.raises(LimitError) as again:
+        _ = om.graph.nodes
+    assert (again.value.offset, again.value.path) == (nodes, "$.model.graph.nodes")
 
 
 def test_absurd_payload_length(tiny_ort: bytes) -> None:

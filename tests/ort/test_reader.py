@@ -276,8 +276,10 @@ def test_errors_name_the_path(feature_ort: Path) -> None:
     name_at = locate(data, ["model", "graph", "nodes", 2, "name"])
     data[name_at : name_at + 4] = (0x7FFFFFF0).to_bytes(4, "little")
     om = load(bytes(data))  # verified on access: nothing reads the nodes yet
+    node = om.graph.nodes[2]  # a view: its fields are checked as they are read
+    assert node.op_type
     with pytest.raises(LimitError) as info:
-        om.graph.nodes[2]
+        _ = node.name
     assert info.value.path == "$.model.graph.nodes[2].name"
     assert info.value.offset == name_at
 
@@ -293,11 +295,11 @@ def test_error_inside_a_subgraph(feature_ort: Path) -> None:
         load(bytes(data), verify="all")
     assert info.value.path == f"$.model.graph.nodes[2].attributes[{k}].g.nodes[0].op_type"
     assert info.value.offset == at + 4
-    # Verified on access: the same error, once the subgraph's node is read.
+    # Verified on access: the same error, once the subgraph's node's op_type is read.
     om = load(bytes(data))
-    subgraph = om.graph.nodes[2].attributes[k].g
+    node = om.graph.nodes[2].attributes[k].g.nodes[0]
     with pytest.raises(DecodeError) as late:
-        subgraph.nodes[0]
+        _ = node.op_type
     assert (late.value.offset, late.value.path) == (info.value.offset, info.value.path)
 
 
