@@ -127,6 +127,22 @@ def test_hooks_see_each_table_and_their_answer_stands() -> None:
         assert len({pos for _, pos in seen}) == 4
 
 
+def test_a_hook_with_a_field_sees_only_the_tables_that_store_it() -> None:
+    calls: list[str] = []
+
+    def hook(reader: TableReader, pos: int, obj: Any) -> Any:
+        calls.append(obj.name)
+        return obj
+
+    for views in ((), ("Root",)):
+        for field_name, want in (("next", []), ("name", ["root name"])):
+            calls.clear()
+            read(build_full(), views=views, after={"Root": (field_name, hook)})
+            assert calls == want
+    with pytest.raises(ArgumentError, match="names no field"):
+        read(build_full(), after={"Root": ("nothing", hook)})
+
+
 def test_views_need_a_slotted_dataclass_of_the_tables_fields() -> None:
     @dataclass
     class Loose:

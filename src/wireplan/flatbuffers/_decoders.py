@@ -450,12 +450,32 @@ def _view_getters(
         w("")
 
 
+def _return(
+    w: Callable[[str], None], tname: str, made: str, hooks: dict[str, str], fields: list[_FieldPlan]
+) -> None:
+    """The lines that return the object ``made``: through the reader's hook for ``tname`` if
+    it has one (``r._after[tname](r, pos, obj)``), only when the table stores the hook's field
+    if it names one."""
+    if tname not in hooks:
+        w(f"    return {made}")
+        return
+    field = hooks[tname]
+    if field:
+        slot = next((f.slot for f in fields if f.name == field), None)
+        if slot is None:
+            raise ArgumentError(f"a hook on table {tname} names no field of it: {field!r}")
+        w(f"    if not sl[{slot}]:")
+        w(f"        return {made}")
+    w(f"    return r._after[{tname!r}](r, pos, {made})")
+
+
 def _generate(
     plans: Mapping[str, tuple[list[_FieldPlan], Callable[..., Any] | None]],
     lazy: bool,
-    after: frozenset[str] = frozenset(),
+    after: frozenset[tuple[str, str]] = frozenset(),
     views: frozenset[str] = frozenset(),
 ) -> dict[str, Callable[[Any, int, int], Any]]:
+    hooks = dict(after)
     ns: dict[str, Any] = {
         "NEW": object.__new__,
         "TableList": TableList,
@@ -509,7 +529,7 @@ def _generate(
             w(f"    o = NEW(V_{tname})")
             w("    o._wp = (r, pos, depth, sl, tsize, vt)")
             w("    o._wd = 0")
-            w(f"    return r._after[{tname!r}](r, pos, o)" if tname in after else "    return o")
+            _return(w, tname, "o", hooks, fields)
             w("")
             _view_getters(w, ns, tname, fields, lazy)
         else:
@@ -523,10 +543,7 @@ def _generate(
                 made = f"C_{tname}({', '.join(args)})"
             else:
                 made = "{" + ", ".join(f"{f.name!r}: v{i}" for i, f in enumerate(fields)) + "}"
-            if tname in after:  # the reader's hook finishes the table (see TableReader)
-                w(f"    return r._after[{tname!r}](r, pos, {made})")
-            else:
-                w(f"    return {made}")
+            _return(w, tname, made, hooks, fields)
             w("")
         w(f"def v_{tname}(r, pos, depth):")
         w("    count = r._length(pos, 4)")
@@ -555,7 +572,7 @@ def _generate(
 
 
 _DECODERS: dict[
-    tuple[int, tuple[tuple[str, int], ...], bool, frozenset[str], frozenset[str]],
+    tuple[int, tuple[tuple[str, int], ...], bool, frozenset[tuple[str, str]], frozenset[str]],
     tuple[
         Schema,
         dict[str, tuple[list[_FieldPlan], Callable[..., Any] | None]],
@@ -570,7 +587,7 @@ _Decoders = tuple[
     dict[str, Callable[[Any, int, int], Any]],
 ]
 _LAST: dict[
-    tuple[int, int, bool, frozenset[str], frozenset[str]],
+    tuple[int, int, bool, frozenset[tuple[str, str]], frozenset[str]],
     tuple[Schema, tuple[tuple[str, Any], ...], _Decoders],
 ] = {}
 
@@ -579,7 +596,7 @@ def decoders(
     schema: Schema,
     classes: Mapping[str, Callable[..., Any]],
     lazy: bool = False,
-    after: frozenset[str] = frozenset(),
+    after: frozenset[tuple[str, str]] = frozenset(),
     views: frozenset[str] = frozenset(),
 ) -> tuple[
     dict[str, tuple[list[_FieldPlan], Callable[..., Any] | None]],
@@ -587,8 +604,9 @@ def decoders(
 ]:
     """Per table: its field plans and class, and its generated decoding function.
 
-    ``after`` names the tables whose functions hand the decoded object to the
-    reader's hook (``r._after[name](r, pos, obj)``, see :class:`TableReader`); ``views``
+    ``after`` pairs the tables whose functions hand the decoded object to the reader's
+    hook (``r._after[name](r, pos, obj)``, see :class:`TableReader`) with the field the
+    table must store for that (``""``: always); ``views``
     the tables (with a class, in a lazy read) decoded as views, field by field as read.
     """
     items = tuple(classes.items())

@@ -76,6 +76,9 @@ from wireplan.flatbuffers._decoders import _I32, _U8, _U16, _U16X2, _U32, decode
 from wireplan.flatbuffers.schema import Schema
 from wireplan.flatbuffers.verify import Layout, Present, verified
 
+#: A hook on decoded tables: ``hook(reader, position, obj)`` gives what stands for ``obj``.
+_Hook = Callable[["TableReader", int, Any], Any]
+
 __all__ = ["DEFAULT_LIMITS", "DEFAULT_MAX_DEPTH", "Limits", "TableReader", "read_root"]
 
 #: Default cap on nested tables (an .ort subgraph level costs three: Node, Attribute, Graph).
@@ -109,6 +112,7 @@ class TableReader:
         "_classes",
         "_copy",
         "_fns",
+        "_hooks",
         "_large",
         "_layout",
         "_lazy_fns",
@@ -138,7 +142,7 @@ class TableReader:
         lazy: bool = False,
         verify: bool = True,
         layout: Layout | None = None,
-        after: Mapping[str, Callable[[TableReader, int, Any], Any]] | None = None,
+        after: Mapping[str, _Hook | tuple[str, _Hook]] | None = None,
         views: Iterable[str] = (),
     ) -> None:
         if lazy and copy:
@@ -147,8 +151,9 @@ class TableReader:
         self._classes = dict(classes or {})
         given = classes if classes is not None else self._classes
         # Hooks: each decoded table named here is passed through its hook.
-        self._after = dict(after or {})
-        hooked = frozenset(self._after)
+        self._hooks = dict(after or {})  # as given, for placed()
+        self._after = {t: h if callable(h) else h[1] for t, h in (after or {}).items()}
+        hooked = frozenset((t, "" if callable(h) else h[0]) for t, h in (after or {}).items())
         self._plans, self._fns = decoders(schema, given, after=hooked)
         self._lazy_fns = (
             decoders(schema, given, lazy=True, after=hooked, views=frozenset(views))[1]
@@ -210,7 +215,7 @@ class TableReader:
             return exc
         table, pos, depth = self._root
         eager = TableReader(
-            self.schema, self._mv, classes=self._classes, limits=self.limits, after=self._after
+            self.schema, self._mv, classes=self._classes, limits=self.limits, after=self._hooks
         )
         try:
             eager.read_table(table, pos, depth)

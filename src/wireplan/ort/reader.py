@@ -382,7 +382,7 @@ def _decode(
         lazy=not copy,
         verify=verify == "all",
         layout=layout,
-        after=None if copy else {"Tensor": companion.attach},
+        after=None if copy else {"Tensor": ("external_data_offset", companion.attach)},
         views=_VIEWS,
     )
     root = reader.root_position(FILE_IDENTIFIER)
