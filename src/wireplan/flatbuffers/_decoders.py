@@ -494,7 +494,7 @@ def _generate(
         "fail_union": _fail_union,
     }
     src: list[str] = []
-    for tname, (fields, cls) in plans.items():
+    for tid, (tname, (fields, cls)) in enumerate(plans.items()):
         k = max((f.slot for f in fields), default=-1) + 1
         ns[f"C_{tname}"] = cls
         ns[f"S_{tname}"] = _slots_unpacker(k)
@@ -510,22 +510,31 @@ def _generate(
         w("    r._budget -= 4")
         w("    if r._budget < 0:")
         w("        r._charge(0, pos)")
+        # A vtable checked once per reader and table: its slots and table size, kept.
+        key = f"vt * {len(plans)} + {tid}"
         w("    vt = pos - I32(mv, pos)[0]")
-        w("    if vt < 0 or vt + 4 > n:")
-        w(f"        fail_vtable({tname!r}, pos, vt, n, mv)")
-        w("    vtsize, tsize = U16X2(mv, vt)")
-        w("    if vtsize < 4 or vtsize & 1 or vt + vtsize > n or tsize < 4 or pos + tsize > n:")
-        w(f"        fail_vtable({tname!r}, pos, vt, n, mv)")
+        w(f"    seen = r._vtables.get({key})")
+        w("    if seen is None:")
+        w("        if vt < 0 or vt + 4 > n:")
+        w(f"            fail_vtable({tname!r}, pos, vt, n, mv)")
+        w("        vtsize, tsize = U16X2(mv, vt)")
+        w("        if vtsize < 4 or vtsize & 1 or vt + vtsize > n or tsize < 4 or pos + tsize > n:")
+        w(f"            fail_vtable({tname!r}, pos, vt, n, mv)")
         if k:
-            w("    ns = (vtsize - 4) >> 1")
-            w(f"    if ns >= {k}:")
-            w(f"        sl = S_{tname}(mv, vt + 4)")
-            w("    else:")
-            w(f"        sl = SLOTS(ns)(mv, vt + 4) + Z_{tname}[{k} - ns]")
+            w("        ns = (vtsize - 4) >> 1")
+            w(f"        if ns >= {k}:")
+            w(f"            sl = S_{tname}(mv, vt + 4)")
+            w("        else:")
+            w(f"            sl = SLOTS(ns)(mv, vt + 4) + Z_{tname}[{k} - ns]")
+        else:
+            w("        sl = ()")
+        w(f"        r._vtables[{key}] = (sl, tsize)")
+        w("    else:")
+        w("        sl, tsize = seen")
+        w("        if pos + tsize > n:")
+        w(f"            fail_vtable({tname!r}, pos, vt, n, mv)")
         if tname in views and cls is not None:  # a view: the fields are decoded as read
             ns[f"V_{tname}"] = _view_class(cls, fields)
-            if not k:
-                w("    sl = ()")
             w(f"    o = NEW(V_{tname})")
             w("    o._wp = (r, pos, depth, sl, tsize, vt)")
             w("    o._wd = 0")

@@ -124,6 +124,7 @@ class TableReader:
         "_plans",
         "_root",
         "_verify",
+        "_vtables",
         "_writable_source",
         "limits",
         "present",
@@ -173,6 +174,7 @@ class TableReader:
         self._large = large_bytes
         self._pending: list[tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]] = []
         self._max_depth = limits.max_depth
+        self._vtables: dict[int, tuple[tuple[int, ...], int]] = {}  # checked, per table kind
         self._budget = limits.expansion_factor * self._n + limits.expansion_slack
         # Views of a writable source (bytearray) are marked read-only all the same.
         self._writable_source = not self._mv.readonly
