@@ -247,6 +247,36 @@ def test_large_bool_array_fast_and_slow(wp_public: dict[str, ModuleType]) -> Non
     assert back.dtype == np.bool_ and back.flags.writeable and np.array_equal(back, mask)
 
 
+@pytest.mark.parametrize("count", [0, 1, 7, 8, 9, 63, 64, 65, 300])
+def test_variable_bool_array_alone_in_its_bytes(
+    wp_public: dict[str, ModuleType], public_types: list[Any], count: int
+) -> None:
+    """A variable-length bool array that starts on a byte and ends its bit stream
+    (uavcan.primitive.array.Bit, register.Value's bit arm) is packed straight to bytes:
+    the bytes pydsdl writes, for a list, a tuple, 0/1 ints, a numpy bool array and a
+    strided view of one; a bool array of another shape or a NaN is not taken as it is."""
+    uavcan = wp_public["uavcan"]
+    bit_type = next(t for t in public_types if full_name(t) == "uavcan.primitive.array.Bit.1.0")
+    rng = np.random.default_rng(count)
+    bools = rng.random(count) < 0.5
+    want = bytes(pydsdl.serialize(bit_type, {"value": bools.tolist()}))
+    wide = np.zeros(2 * count, dtype=bool)
+    wide[::2] = bools
+    for items in (bools.tolist(), tuple(bools.tolist()), bools.astype(np.uint8).tolist(),
+                  bools, wide[::2], bools.astype(np.uint8)):  # fmt: skip
+        assert uavcan.primitive.array.Bit_1_0(value=items).serialize() == want
+        value = uavcan.register.Value_1_0(bit=uavcan.primitive.array.Bit_1_0(value=items))
+        assert value.serialize() == bytes([3]) + want
+    back = uavcan.primitive.array.Bit_1_0.deserialize(want).value
+    assert list(back) == bools.tolist()
+    if count:
+        with pytest.raises(EncodeError):
+            uavcan.primitive.array.Bit_1_0(value=[math.nan] * count).serialize()
+    for shape in ((2, 2), (2, 8)):  # two elements, each not a bool: not packed flat
+        with pytest.raises(EncodeError):
+            uavcan.primitive.array.Bit_1_0(value=np.ones(shape, dtype=bool)).serialize()
+
+
 def _corner_dir() -> Any:
     from ._support import CORNER
 

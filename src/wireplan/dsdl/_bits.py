@@ -97,8 +97,9 @@ def bools_to_int(values: Sequence[Any]) -> int:
     """The bits of a bool array as one integer, element 0 in the least significant bit."""
     if len(values) == 0:
         return 0
-    if isinstance(values, np.ndarray) and values.dtype == np.bool_:
-        # positional arguments: numpy's keyword parsing costs more than the packing
+    if isinstance(values, np.ndarray) and values.dtype is _BOOL and values.ndim == 1:
+        # positional arguments: numpy's keyword parsing costs more than the packing; a
+        # bool array of more dimensions falls through to the check of its elements
         return _from_le(packbits(values, None, "little").tobytes(), "little")
     if values.__class__ not in SEQUENCES:
         raise OverflowError("not a list, tuple or numpy array")  # the slow path checks it
@@ -136,7 +137,9 @@ def bools_at(data: Any, offset: int, count: int) -> Any:
     from ``LARGE`` elements on, numpy's ``ValueError``."""
     size = (count + 7) >> 3
     if count >= LARGE:
-        return unpackbits(_frombuffer(data, _U8, size, offset), None, count, "little").view(_BOOL)
+        return _frombuffer(
+            unpackbits(_frombuffer(data, _U8, size, offset), None, count, "little"), _BOOL
+        )
     out: list[bool] = []
     for byte in data[offset : offset + size]:
         out += _BYTE_BITS[byte]
@@ -305,7 +308,8 @@ def int_to_bools_auto(value: int, count: int) -> Any:
 def int_to_bool_array(value: int, count: int) -> Any:
     """:func:`int_to_bools` as a numpy bool array."""
     raw = _frombuffer(value.to_bytes((count + 7) >> 3, "little"), _U8)
-    return unpackbits(raw, None, count, "little").view(_BOOL)  # 0 / 1 bytes: valid bools
+    # 0 / 1 bytes: valid bools, taken as such (frombuffer: 0.1 us less than .view(dtype))
+    return _frombuffer(unpackbits(raw, None, count, "little"), _BOOL)
 
 
 class PackCache(dict[int, Callable[..., bytes]]):

