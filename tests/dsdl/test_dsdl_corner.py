@@ -277,6 +277,32 @@ def test_variable_bool_array_alone_in_its_bytes(
             uavcan.primitive.array.Bit_1_0(value=np.ones(shape, dtype=bool)).serialize()
 
 
+@pytest.mark.parametrize("count", [0, 1, 32, 33, 255, 256, 257])
+def test_array_lengths_at_the_capacity(
+    wp_public: dict[str, ModuleType], public_types: list[Any], count: int
+) -> None:
+    """Array headers (a union tag and a length) at and around each capacity: pydsdl's
+    bytes up to it, EncodeError beyond it (the fast path looks headers up by length)."""
+    uavcan = wp_public["uavcan"]
+    value_type = next(t for t in public_types if full_name(t) == "uavcan.register.Value.1.0")
+    arms = [("string", "String_1_0", 256), ("natural8", "array.Natural8_1_0", 256),
+            ("integer8", "array.Integer8_1_0", 256), ("natural16", "array.Natural16_1_0", 128),
+            ("real64", "array.Real64_1_0", 32)]  # fmt: skip
+    for arm, cls_name, cap in arms:
+        items = [n % 100 for n in range(count)]
+        cls = getattr(uavcan.primitive, cls_name.split(".")[0])
+        if "." in cls_name:
+            cls = getattr(cls, cls_name.split(".")[1])
+        value = uavcan.register.Value_1_0(**{arm: cls(value=items)})
+        if count > cap:
+            with pytest.raises(EncodeError):
+                value.serialize()
+            continue
+        want = bytes(pydsdl.serialize(value_type, {arm: {"value": items}}))
+        assert value.serialize() == want, arm
+        assert cls(value=items).serialize() == want[1:], arm
+
+
 def _corner_dir() -> Any:
     from ._support import CORNER
 

@@ -143,6 +143,16 @@ def test_bools_read_from_the_buffer_are_those_of_the_integer(count: int) -> None
                 assert got == want and all(type(x) is bool for x in got)
 
 
+def test_head_table_is_the_packed_header_of_every_length() -> None:
+    import struct
+
+    table = runtime.head_table("<BH", (7,), 257)
+    assert len(table) == 257
+    assert all(table[n] == struct.pack("<BH", 7, n) for n in range(257))
+    assert runtime.head_table("<4xB", (), 256)[255] == b"\x00\x00\x00\x00\xff"
+    assert runtime.head_table("<H", (), 3) == (b"\x00\x00", b"\x01\x00", b"\x02\x00")
+
+
 @pytest.mark.parametrize("count", [1, 3, 31, 64])
 def test_float16_arrays_keep_nan_payloads(count: int) -> None:
     """Lists and numpy arrays (float16 or wider) pack as numpy casts them, a NaN's payload

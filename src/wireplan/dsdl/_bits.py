@@ -34,6 +34,7 @@ __all__ = [
     "bools_to_bytes",
     "bools_to_int",
     "float_to_bits",
+    "head_table",
     "int_to_bool_array",
     "int_to_bools",
     "int_to_bools_auto",
@@ -330,6 +331,14 @@ class PackCache(dict[int, Callable[..., bytes]]):
         if len(self) < 4096:
             self[count] = made
         return made
+
+
+def head_table(fmt: str, lead: tuple[int, ...], size: int) -> tuple[bytes, ...]:
+    """``table[n]`` for ``n < size``: ``struct.pack(fmt, *lead, n)``, the bytes of constants
+    (a union tag) and then a length.  A serializer that has checked the length against
+    its capacity looks its header up (14 ns) instead of packing it (40)."""
+    packer = struct.Struct(fmt).pack
+    return tuple(packer(*lead, n) for n in range(size))
 
 
 def pack_table(head: str, code: str, size: int) -> tuple[Callable[..., bytes], ...]:

@@ -78,6 +78,8 @@ class _Constants:
         self.caches: dict[tuple[str, str], str] = {}
         self.cache_caps: dict[str, int] = {}
         self.unpackers: dict[str, int] = {}  # code -> largest count
+        self.heads: dict[tuple[str, tuple[int, ...]], str] = {}
+        self.head_caps: dict[str, int] = {}
 
     def struct(self, fmt: str) -> str:
         name = self.structs.get(fmt)
@@ -95,6 +97,15 @@ class _Constants:
         self.cache_caps[name] = max(cap, self.cache_caps.get(name, 0))
         return name
 
+    def head(self, fmt: str, lead: tuple[int, ...], cap: int) -> str:
+        """The name of the table of ``struct.pack(fmt, *lead, n)`` for ``n`` up to ``cap``."""
+        name = self.heads.get((fmt, lead))
+        if name is None:
+            name = f"_H{len(self.heads)}"
+            self.heads[(fmt, lead)] = name
+        self.head_caps[name] = max(cap, self.head_caps.get(name, 0))
+        return name
+
     def header(self) -> list[str]:
         out = []
         for fmt, name in self.structs.items():
@@ -110,6 +121,8 @@ class _Constants:
                 out.append(f"{name} = _rt.pack_table({head!r}, {code!r}, {cap + 1})")
             else:
                 out.append(f"{name} = _rt.PackCache({head!r}, {code!r})")
+        for (fmt, lead), name in self.heads.items():
+            out.append(f"{name} = _rt.head_table({fmt!r}, {lead!r}, {self.head_caps[name] + 1})")
         out += [
             f"_UC_{code} = _rt.unpack_table({code!r}, {self.unpackers[code] + 1})"
             for code in sorted(self.unpackers)

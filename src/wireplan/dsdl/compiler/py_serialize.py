@@ -16,6 +16,7 @@ from .py_module import (
     _GROUP_CODE,
     _INT_CODE,
     SMALL_BOOLS,
+    TABLE_CAP,
     ModuleContext,
     _byte_code,
     _Function,
@@ -69,6 +70,7 @@ class _Serializer(_Function):
         self.parts: list[str] = []
         self.gbits = 0
         self.safe: set[str] = set()  # locals known to be in 0..255 (checked array lengths)
+        self.bounded: dict[str, int] = {}  # array lengths checked against their capacity
         self.exact: set[str] = set()  # expressions that give bytes of exactly their run's length
         # (first body index, end index, indent, array, length) of a variable bool array
         # that opened a bit stream on a byte boundary: should the stream end right after
@@ -104,9 +106,10 @@ class _Serializer(_Function):
     def _run_expr(self) -> str:
         """The pending run (at least one item) as one ``bytes`` expression; the run is emptied.
 
-        Constant items (union tags, padding) fold into a literal; a byte known
-        to be in 0..255 (an 8-bit array length, checked against the capacity)
-        is looked up in a table of one-byte ``bytes`` instead of packed.
+        Constant items (union tags, padding) fold into a literal; an array length
+        checked against a capacity of at most ``TABLE_CAP``, alone or after constants,
+        is looked up in a table of the run's ``bytes`` (one-byte ones for an 8-bit
+        length alone) instead of packed.
         """
         codes = "".join(c for c, _ in self.items)
         args = [e for _, e in self.items if e is not None]
@@ -118,10 +121,13 @@ class _Serializer(_Function):
         if len(items) == 1 and items[0][1] in self.exact:
             return args[0]  # already the bytes, of exactly the run's length
         last_code, last = items[-1]
-        if last_code == "B" and last in self.safe:
-            lead = _literal(items[:-1]) if len(items) > 1 else ""
-            if lead is not None:
-                return f"{lead} + _B1[{last}]" if lead else f"_B1[{last}]"
+        cap = self.bounded.get(last or "")
+        lead = [e for _, e in items[:-1] if e is not None]
+        if cap is not None and cap <= TABLE_CAP and all(e.isdigit() for e in lead):
+            if len(items) == 1 and last_code == "B":
+                return f"_B1[{last}]"
+            lead_values = tuple(int(e) for e in lead)
+            return f"{self.context.constants.head('<' + codes, lead_values, cap)}[{last}]"
         if codes == "B" and len(args) == 1:
             return f"bytes(({args[0]},))"
         return f"{self.context.constants.struct('<' + codes)}_p({', '.join(args)})"
@@ -289,6 +295,7 @@ class _Serializer(_Function):
             else:
                 assert t.length_type is not None and length[0].strategy == "struct"
                 self.checks.append(f"({n} > {cap})")
+                self.bounded[n] = cap
                 self.items.append((_INT_CODE[(t.length_type.bits, False)], n))
                 if t.length_type.bits == 8:
                     self.safe.add(n)
@@ -321,6 +328,7 @@ class _Serializer(_Function):
             self.emit(f"pos += {lbits}")
         else:
             self.checks.append(f"({n} > {cap})")
+            self.bounded[n] = cap
             if length[0].strategy == "struct":
                 self.items.append((_INT_CODE[(lbits, False)], n))
                 if lbits == 8:
