@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -95,7 +95,7 @@ def external_offsets(model: OrtModel) -> list[tuple[str, str, int, int]]:
     out: list[tuple[str, str, int, int]] = []
     for path, t in tensor_paths(model):
         if t.external_data_offset >= 0:
-            n = _external_nbytes(t, *_fields(buffer, path))
+            n = _external_nbytes(t, _fields(buffer, path))
             out.append((path, t.name, t.external_data_offset, n))
     return out
 
@@ -170,26 +170,33 @@ def field_byte(buffer: Any, path: str) -> int:
     return 0 if at is None else at
 
 
-def _external_nbytes(t: Tensor, at: tuple[int, str], dims: tuple[int, str]) -> int:
-    """The bytes an external tensor takes in the companion, from its ``dims`` and type;
-    ``at`` and ``dims``: the (byte, path) of those fields, for errors."""
+#: ``where(field)``: the (byte, path) of a field of the tensor at hand, asked only for an error.
+_Where = Callable[[str], tuple[int, str]]
+
+
+def _external_nbytes(t: Tensor, where: _Where) -> int:
+    """The bytes an external tensor takes in the companion, from its ``dims`` and type."""
     size = ELEMENT_BYTES.get(t.data_type)
     if size is None:
         raise DecodeError(
             f"tensor {t.name!r} of data type {t.data_type} has an external_data_offset; "
             "only fixed-size numeric tensors can be stored outside the file",
-            *at,
+            *where("external_data_offset"),
         )
     problem = shape_problem(t.dims, size)
     if problem is not None:
-        raise DecodeError(f"tensor {t.name!r} has {problem}", *dims)
+        raise DecodeError(f"tensor {t.name!r} has {problem}", *where("dims"))
     return element_count(t.dims) * size
 
 
-def _fields(buffer: Any, path: str) -> tuple[tuple[int, str], tuple[int, str]]:
-    """(byte, path) of the ``external_data_offset`` and ``dims`` of the tensor at ``path``."""
-    at, dims = f"{path}.external_data_offset", f"{path}.dims"
-    return (field_byte(buffer, at), at), (field_byte(buffer, dims), dims)
+def _fields(buffer: Any, path: str) -> _Where:
+    """The ``where`` of the tensor at ``path`` of ``buffer`` (an .ort)."""
+
+    def where(field: str) -> tuple[int, str]:
+        full = f"{path}.{field}"
+        return field_byte(buffer, full), full
+
+    return where
 
 
 def _attach_copies(model: OrtModel, companion: _Companion, main: Any, threads: int | None) -> None:
@@ -198,7 +205,7 @@ def _attach_copies(model: OrtModel, companion: _Companion, main: Any, threads: i
     pairs = []
     for path, t in walk_tensors(model.graph, having="external_data_offset"):
         if t.external_data_offset >= 0 and t.nbytes == 0:
-            v = companion.view(t, *_fields(main, path))
+            v = companion.view(t, _fields(main, path))
             t.raw_data = np.empty(v.shape[0], np.uint8)
             pairs.append((t.raw_data, v))
     run_copies(pairs, threads=threads)
@@ -234,33 +241,34 @@ class _Companion:
         """``t`` (decoded at ``pos``), its ``raw_data`` a view of the companion if stored there."""
         if t.external_data_offset < 0 or t.raw_data.shape[0]:
             return t
-        at = reader.field_position("Tensor", pos, "external_data_offset") or pos
-        dims = reader.field_position("Tensor", pos, "dims") or pos
-        v = self.view(t, (at, "$.external_data_offset"), (dims, "$.dims"))
+
+        def where(field: str) -> tuple[int, str]:
+            return reader.field_position("Tensor", pos, field) or pos, f"$.{field}"
+
+        v = self.view(t, where)
         if v.flags.writeable:
             v.flags.writeable = False
         t.raw_data = v
         return t
 
-    def view(self, t: Tensor, at: tuple[int, str], dims: tuple[int, str]) -> Array:
-        """The companion's bytes of ``t``: ``at`` and ``dims`` are the (byte, path) of its
-        ``external_data_offset`` and ``dims`` fields, for errors."""
-        n = _external_nbytes(t, at, dims)
-        buffer, passing = self._buffer(t, at)
+    def view(self, t: Tensor, where: _Where) -> Array:
+        """The companion's bytes of ``t`` (``where`` places its fields in errors)."""
+        n = _external_nbytes(t, where)
+        buffer, passing = self._buffer(t, where)
         try:
             off = t.external_data_offset
             if off + n > buffer.nbytes:
                 raise DecodeError(
                     f"tensor {t.name!r}: its {n} bytes at byte {off} of {self._label} run past "
                     f"its end ({buffer.nbytes} bytes)",
-                    *at,
+                    *where("external_data_offset"),
                 )
             return np.frombuffer(buffer, dtype=np.uint8, count=n, offset=off)
         finally:
             if passing is not None:  # decoded after the model was closed: the view keeps it
                 passing.close()
 
-    def _buffer(self, t: Tensor, at: tuple[int, str]) -> tuple[memoryview, MappedFile | None]:
+    def _buffer(self, t: Tensor, where: _Where) -> tuple[memoryview, MappedFile | None]:
         """The companion's bytes, and a mapping to close once they are viewed (or None)."""
         if self._given is not None:
             return self._given, None
@@ -272,7 +280,7 @@ class _Companion:
             self._label = "the external data buffer"
             self._given = as_memoryview(external_data)
             return self._given, None
-        mapped = self._map(t, at)
+        mapped = self._map(t, where)
         model = self._model() if self._model is not None else None
         if self._model is None:  # a load that copies: closed when it ends
             self._mapped = mapped
@@ -283,7 +291,7 @@ class _Companion:
             return mapped.buffer, mapped
         return mapped.buffer, None
 
-    def _map(self, t: Tensor, at: tuple[int, str]) -> MappedFile:
+    def _map(self, t: Tensor, where: _Where) -> MappedFile:
         source, external_data = self._source, self._external_data
         if source is not None:
             folder = Path(os.path.abspath(source)).parent
@@ -293,14 +301,14 @@ class _Companion:
                 raise DecodeError(
                     f"the external data file {os.fspath(target)!r} resolves outside the "
                     f"model's folder {os.fspath(folder)!r}",
-                    *at,
+                    *where("external_data_offset"),
                 )
         elif external_data is None:
             raise DecodeError(
                 f"tensor {t.name!r} is stored outside the model (external_data_offset "
                 f"{t.external_data_offset}); pass external_data= (a path or a buffer) to load "
                 "it from a buffer",
-                *at,
+                *where("external_data_offset"),
             )
         else:
             target = Path(external_data)
@@ -310,7 +318,7 @@ class _Companion:
             raise DecodeError(
                 f"tensor {t.name!r} is stored at byte {t.external_data_offset} of the external "
                 f"data file {os.fspath(target)!r}, which cannot be read: {exc.strerror or exc}",
-                *at,
+                *where("external_data_offset"),
             ) from None
         self._label = target.name
         return mapped
