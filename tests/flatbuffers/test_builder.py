@@ -352,3 +352,60 @@ def test_substitutes_replace_tables_by_identity() -> None:
     d = _decode(buf)
     assert d["name"] == b"root" and d["child"]["name"] == b"patched"
     assert child == {"name": "original"}
+
+
+class Item(Obj):
+    pass
+
+
+def _as_objects(value: Any) -> Any:
+    """The same value with every table an object (fields left out: attributes not set)."""
+    if isinstance(value, Union):
+        cls = {"Item": Item, "Leaf": Leaf}[value.table]
+        return cls(**{k: _as_objects(v) for k, v in value.value.items()})
+    if isinstance(value, dict):
+        return Obj(**{k: _as_objects(v) for k, v in value.items()})
+    if isinstance(value, list):
+        return [_as_objects(v) for v in value]
+    return value
+
+
+@settings(max_examples=100, deadline=None)
+@given(value=roots(2))
+def test_objects_and_mappings_give_the_same_bytes(value: dict[str, Any]) -> None:
+    """Tables read from attributes (some not set) or from keys: one packing, the same bytes."""
+    b = Builder(SCHEMA, large_bytes=16)
+    assert bytes(build_bytes(b, _as_objects(value))) == bytes(build_bytes(b, value))
+
+
+def test_field_names_that_are_python_keywords() -> None:
+    s = Schema(root="K", file_identifier=b"")
+    s.table("K", Field("from", 0, _s("int32")), Field("class", 1, STR), Field("id", 2, _s("int8")))
+    s.check()
+    obj = Obj(id=2)
+    setattr(obj, "from", 7)
+    setattr(obj, "class", "c")
+    want = bytes(build_bytes(s, {"from": 7, "class": "c", "id": 2}))
+    assert bytes(build_bytes(s, obj)) == want
+    assert fb_decode(s, "K", root_table(want)) == {"from": 7, "class": b"c", "id": 2}
+
+
+def test_packing_functions_are_written_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A table's packer is written when first used, even inside a vector, then kept."""
+    import wireplan.flatbuffers._packers as packers
+
+    written: list[str] = []
+    compile_ = packers._compile
+
+    def counting(source: list[str], ns: dict[str, Any], name: str) -> Any:
+        written.append(name)
+        return compile_(source, ns, name)
+
+    monkeypatch.setattr(packers, "_compile", counting)
+    b = Builder(SCHEMA)
+    value = {"items": [{"name": f"n{i}", "value": i} for i in range(50)]}
+    first = bytes(build_bytes(b, value))
+    # Root and Item, and one shape each: Item with both fields, Item whose value is the default
+    assert sorted(written) == ["Item", "Item shape", "Item shape", "Root", "Root shape"]
+    assert bytes(build_bytes(b, value)) == first
+    assert len(written) == 5

@@ -2,13 +2,14 @@
 
 A shape is what packing one table needs: the inline layout (larger fields first), one
 precompiled :class:`struct.Struct`, and the vtable bytes.  :class:`~.builder.Builder` compiles
-the tables once; :mod:`._pack` reads them on every build.
+the tables once; :mod:`._packers` writes a packing function per table and shape from them,
+which :mod:`._pack` calls on every build.
 """
 
 from __future__ import annotations
 
 import struct
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from wireplan.core.plan import align_up
@@ -62,7 +63,8 @@ class _Entry:
         self.align = 1
         #: Write an empty string rather than leaving the field out.
         self.keep_empty = True
-        #: For references: 1 string, 2 table (``target`` is its compiled table), 0 other.
+        #: For references: 1 string, 2 table (``target`` is its compiled table), 0 other
+        #: (a vector of tables: ``target`` is its elements' compiled table).
         self.ref = 0
         self.target: _Table | None = None
 
@@ -136,6 +138,7 @@ class _Table:
         "key",
         "key_is_string",
         "name",
+        "pack",
         "shapes",
         "variant_field",
         "variants",
@@ -151,3 +154,5 @@ class _Table:
         #: With variants: the value of ``variant_field`` selects the fields that are written.
         self.variant_field = ""
         self.variants: dict[Any, list[tuple[str, _Entry, _Entry | None]]] | None = None
+        #: ``pack(state, value, path) -> offset``, generated when first used (:mod:`._packers`).
+        self.pack: Callable[[Any, Any, Any], int]

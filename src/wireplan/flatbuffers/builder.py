@@ -71,6 +71,7 @@ from wireplan.flatbuffers._pack import (
     _State,
     render_path,
 )
+from wireplan.flatbuffers._packers import lazy_packer
 from wireplan.flatbuffers.schema import Schema, StructDef, TableDef
 
 # The building blocks live in ._compiled (tables) and ._pack (one build); the names
@@ -144,6 +145,8 @@ class Builder:
                 elif ref.kind == _REF and ref.type.kind == "table":
                     ref.ref = 2
                     ref.target = self._tables[ref.type.name]
+                elif ref.kind == _REF and ref.type.element and ref.type.element.kind == "table":
+                    ref.target = self._tables[ref.type.element.name]  # a vector's elements
         for (tname, fname), alignment in (field_alignment or {}).items():
             entry = self._entry(tname, fname)
             if entry.type.kind != "vector":
@@ -169,6 +172,8 @@ class Builder:
                     raise NotFoundError(f"table {tname} has no fields {sorted(unknown)}")
                 wanted = set(chosen) | {selector}
                 ct.variants[value] = [f for f in ct.fields if f[0] in wanted]
+        for ct in self._tables.values():
+            ct.pack = lazy_packer(ct, self.max_depth, self.max_tables)
 
     def _entry(self, table: str, name: str) -> _Entry:
         ct = self._tables.get(table)
