@@ -138,3 +138,61 @@ def test_write_group_links(tmp_path: Path) -> None:
     write_group([never, _sized(tmp_path / "m.ort", b"ort")], durable=False)
     assert target.stat().st_ino == src.stat().st_ino
     assert target.read_bytes() == b"weights"
+
+
+def test_without_durability_an_existing_file_is_exchanged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """durable=False swaps the new file in (renameat2 RENAME_EXCHANGE on Linux), so no rename
+    over a file happens: the same result as os.replace, which is never called."""
+    import sys
+
+    from wireplan.core import atomic
+
+    assert atomic._renameat2() is not None or not sys.platform.startswith("linux")
+    target = tmp_path / "out.bin"
+    target.write_bytes(b"old")
+    os.chmod(target, 0o640)
+    os.link(target, tmp_path / "other name")
+    real = os.replace
+
+    def refused(src: Any, dst: Any) -> None:
+        raise AssertionError("os.replace called")
+
+    if atomic._renameat2() is not None:
+        monkeypatch.setattr(os, "replace", refused)
+    write_bytes(target, b"new", durable=False)
+    plan = Plan()
+    plan.place(0, 3, source=b"abc")
+    write_plan(plan, target, durable=False)
+    assert target.read_bytes() == b"abc"
+    assert (tmp_path / "other name").read_bytes() == b"old"  # as after a rename
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640
+    assert sorted(os.listdir(tmp_path)) == ["other name", "out.bin"]
+    monkeypatch.setattr(os, "replace", real)
+    write_bytes(tmp_path / "new.bin", b"first", durable=False)  # nothing to exchange with
+    assert (tmp_path / "new.bin").read_bytes() == b"first"
+    assert _leftovers(tmp_path) == []
+
+
+def test_without_durability_a_group_is_restored_on_a_failed_rename(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from wireplan.core import atomic
+
+    a, b = tmp_path / "x.data", tmp_path / "x.ort"
+    write_group([_sized(a, b"old data"), _sized(b, b"old ort")], durable=False)
+    real = atomic._rename
+    calls: list[str] = []
+
+    def flaky(tmp: str, target: str, durable: bool) -> None:
+        calls.append(target)
+        if len(calls) == 2:
+            raise OSError("rename failed")
+        real(tmp, target, durable)
+
+    monkeypatch.setattr(atomic, "_rename", flaky)
+    with pytest.raises(OSError, match="rename failed"):
+        write_group([_sized(a, b"new data"), _sized(b, b"new ort")], durable=False)
+    assert (a.read_bytes(), b.read_bytes()) == (b"old data", b"old ort")
+    assert sorted(os.listdir(tmp_path)) == ["x.data", "x.ort"]

@@ -22,7 +22,11 @@ Every writer takes ``durable`` (default True):
   after it.  Once the call returns, the new file survives a power loss or an
   OS crash; a crash before that leaves the old file or the complete new one.
 - ``durable=False``: the same temporary file and rename, without any fsync.
-  Still atomic for everything short of the machine going down: a failed,
+  On Linux an existing target is exchanged with the temporary file
+  (``renameat2`` with ``RENAME_EXCHANGE``), which then holds the previous
+  file and is removed: a rename over a file makes ext4 start writing the new
+  data back at once (its ``auto_da_alloc``), about 0.3 ms for a small file
+  and much more on a busy disk.  Still atomic for everything short of the machine going down: a failed,
   interrupted or killed process never leaves a half-written file at the
   target and never destroys the previous one, and other processes see the
   old file or the complete new one.  Not safe against power loss or an OS
@@ -49,6 +53,7 @@ fails.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import errno
 import functools
 import hashlib
@@ -57,6 +62,8 @@ import os
 import re
 import shutil
 import socket
+import stat
+import sys
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -189,6 +196,46 @@ def _make_temporary(target: str) -> tuple[int, str]:
         return tempfile.mkstemp(prefix=_tmp_prefix(target), suffix=".tmp", dir=folder)
 
 
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2
+
+
+@functools.cache
+def _renameat2() -> Any:
+    """libc's ``renameat2`` on Linux (glibc 2.28 and later), else None."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        fn = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return None
+    fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    fn.restype = ctypes.c_int
+    return fn
+
+
+def _is_file(path: str) -> bool:
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _rename(tmp: str, target: str, durable: bool) -> None:
+    """Put the complete temporary file ``tmp`` at ``target`` in one step (see the module)."""
+    fn = None if durable else _renameat2()
+    if (
+        fn is not None
+        and _is_file(target)  # never swap a folder (or anything else) into the temporary name
+        and not fn(_AT_FDCWD, os.fsencode(tmp), _AT_FDCWD, os.fsencode(target), _RENAME_EXCHANGE)
+    ):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)  # the previous file, now under the temporary name
+        return
+    # durable (the data is on disk already), no target yet, or no exchange here
+    os.replace(tmp, target)
+
+
 @contextlib.contextmanager
 def _temporary_beside(path: str | os.PathLike[str], durable: bool) -> Iterator[tuple[int, str]]:
     target = os.path.abspath(os.fspath(path))
@@ -204,7 +251,7 @@ def _temporary_beside(path: str | os.PathLike[str], durable: bool) -> Iterator[t
                 os.fsync(fd)
             os.close(fd)
             fd = -1
-            os.replace(tmp, target)
+            _rename(tmp, target, durable)
         if durable:
             _fsync_dir(folder)
     except BaseException:
@@ -365,7 +412,7 @@ def write_group(files: Sequence[SizedFile], *, durable: bool = True) -> None:
                 except OSError:  # no hard links here: the previous file cannot come back
                     kept = None
             with _filesystem(target):
-                os.replace(tmp, target)
+                _rename(tmp, target, durable)
             done.append((target, kept))
         if durable:
             for folder in sorted({os.path.dirname(t) for _, t in temps}):

@@ -340,6 +340,10 @@ def _as_written(region: Region) -> np.ndarray[Any, Any] | None:
 _GAP_BYTES = 4096
 _ZERO_GAP = np.zeros(_GAP_BYTES, _U8)
 _IOV_MAX = 1024
+# Batches of at least this many bytes return the pages of mapped sources once written
+# (the resident set stays bounded however large the file); smaller ones are not worth
+# the calls.
+_DROP_BYTES = 256 << 10
 
 
 def _write_regions(
@@ -381,10 +385,11 @@ def _write_regions(
         batches.append((at, parts, span, moved))
 
     def one(batch: tuple[int, list[np.ndarray[Any, Any]], int, int]) -> int:
-        offset, bufs, _, nbytes = batch
+        offset, bufs, span, nbytes = batch
         _pwrite_all(fd, bufs, offset)
-        for b in bufs:
-            drop_pages(b)
+        if span >= _DROP_BYTES:  # a small batch (a small file) keeps its few pages
+            for b in bufs:
+                drop_pages(b)
         return nbytes
 
     total = sum(b[2] for b in batches)
@@ -444,7 +449,8 @@ def execute_file(
       about ``window_bytes`` of the file, each unmapped before the next.
 
     Sources that view a read-only file mapping have their pages released
-    once written (:func:`wireplan.core.buffers.drop_pages`).
+    once written (:func:`wireplan.core.buffers.drop_pages`), except in a batch
+    of neighbours smaller than 256 KiB.
 
     ``progress(nbytes)`` is called on this thread as the bytes move: after
     each piece of about ``chunk_bytes`` (kernel copies are then cut into
