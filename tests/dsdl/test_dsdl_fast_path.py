@@ -174,3 +174,110 @@ def test_float16_arrays_keep_nan_payloads(count: int) -> None:
         runtime.pack_f16([1e6] * count)
     with pytest.raises(OverflowError):
         runtime.pack_f16(np.full(count, 1e6))
+
+
+def _outcome(decode: Any, data: bytes) -> Any:
+    """What ``decode`` makes of ``data``: its value as built-in data, or its error's place."""
+    try:
+        return decode(data).to_builtin()
+    except wireplan.DecodeError as exc:
+        return ("error", exc.reason, exc.offset, exc.path)
+
+
+_TOP_LEVEL = [
+    ("uavcan", "primitive.array.Natural16_1_0"),  # a length at 0, numbers after it
+    ("uavcan", "register.Name_1_0"),  # uint8 length, capacity 255
+    ("uavcan", "node.GetInfo_1_0.Response"),  # lengths after 30 fixed bytes
+    ("uavcan", "file.Read_1_1.Request"),  # a 40-bit integer, then a length
+    ("uavcan", "register.Access_1_0.Request"),  # an array, then a union
+    ("uavcan", "node.port.List_0_1"),  # delimited fields
+    ("uavcan", "primitive.array.Bit_1_0"),  # bools from a byte, then the end
+]
+
+
+@pytest.mark.parametrize(("root", "name"), _TOP_LEVEL)
+def test_the_top_level_decoder_is_the_nested_ones(
+    wp_public: dict[str, ModuleType], root: str, name: str
+) -> None:
+    """``deserialize`` runs the steps from offset 0 (constant offsets up to the first
+    variable length, the last offset update left out): the same values and the same
+    errors, offset and path included, as the routine that starts anywhere (``_D_``, which
+    pycyphal's protocol uses), on valid, truncated, extended and random data."""
+    import random
+
+    cls: Any = wp_public[root]
+    for part in name.split("."):
+        cls = getattr(cls, part)
+    nested = getattr(_impl(wp_public[root]), "_D_" + cls.__dict__["_IDENT_"])
+    rng = random.Random(23)
+    datas = [b"", b"\x00", b"\xff" * 4, cls().serialize()]
+    for _ in range(300):
+        size = rng.choice([1, 2, 5, 31, 33, 64, cls._MAX_BYTES_, cls._MAX_BYTES_ + 3])
+        datas.append(bytes(rng.getrandbits(8) for _ in range(size)))
+    for data in datas:
+        for given in (data, bytearray(data), data[:-1], data + b"\x07"):
+            assert _outcome(cls.deserialize, bytes(given)) == _outcome(nested, bytes(given))
+            assert _outcome(cls.deserialize, given) == _outcome(nested, given)
+
+
+@pytest.mark.parametrize("count", [0, 1, 63, 64, 254, 255])
+def test_a_length_that_cannot_exceed_the_capacity_is_not_checked(
+    wp_public: dict[str, ModuleType], public_types: list[Any], count: int
+) -> None:
+    """``uint8[<=255]``: every value of its 8-bit length fits, so the decoder has no check
+    for it (nothing to raise); every length decodes as pydsdl does, also when the data ends
+    early.  A capacity below the length's range is still checked."""
+    import pydsdl
+
+    name_type = next(t for t in public_types if t.full_name == "uavcan.register.Name")
+    cls = wp_public["uavcan"].register.Name_1_0
+    data = bytes([count]) + bytes((i * 7 + 1) % 256 for i in range(count))
+    for given in (data, data[: len(data) // 2 + 1]):
+        want = pydsdl.deserialize(name_type, memoryview(given))
+        got = cls.deserialize(given)
+        assert [int(x) for x in got.name] == [int(x) for x in want["name"]]
+        assert got.serialize() == bytes(pydsdl.serialize(name_type, want))
+    routine = getattr(_impl(wp_public["uavcan"]), "_d_" + cls.__dict__["_IDENT_"])
+    assert "exceeds capacity" not in _source_of(routine)
+    natural16 = wp_public["uavcan"].primitive.array.Natural16_1_0
+    with pytest.raises(wireplan.DecodeError, match="exceeds capacity 128") as info:
+        natural16.deserialize(bytes([129]) + bytes(258))
+    assert (info.value.offset, info.value.path) == (0, "$.value")
+
+
+def _source_of(fn: Any) -> str:
+    import inspect
+
+    return inspect.getsource(fn)
+
+
+@pytest.mark.parametrize(
+    ("name", "field", "cap"),
+    [("primitive.String_1_0", "value", 256), ("register.Name_1_0", "name", 255)],
+)
+def test_byte_arrays_of_every_form_and_length(
+    wp_public: dict[str, ModuleType], public_types: list[Any], name: str, field: str, cap: int
+) -> None:
+    """A byte array serializes as pydsdl does whatever its form (an empty list takes the
+    shortcut to ``b''``), up to its capacity; beyond it, or with an element or a value of
+    the wrong type, it is wireplan's EncodeError with the path."""
+    import numpy as np
+    import pydsdl
+
+    cls: Any = wp_public["uavcan"]
+    for part in name.split("."):
+        cls = getattr(cls, part)
+    full = "uavcan." + name.split("_")[0]
+    ptype = next(t for t in public_types if t.full_name == full)
+    for count in (0, 1, 2, 63, 64, cap - 1, cap):
+        values = [(i * 5 + 3) % 256 for i in range(count)]
+        want = bytes(pydsdl.serialize(ptype, {field: values}))
+        for given in (values, tuple(values), bytes(values), np.array(values, np.uint8)):
+            assert cls(**{field: given}).serialize() == want, (count, type(given))
+        assert cls.deserialize(want).serialize() == want
+    # saturated uint8: out-of-range elements are clamped (the slow path), not refused
+    saturated = bytes(pydsdl.serialize(ptype, {field: [1, 255, 0]}))
+    assert cls(**{field: [1, 256, -1]}).serialize() == saturated
+    for bad in ([0] * (cap + 1), [1, "x"], [None], 5):
+        with pytest.raises(wireplan.EncodeError, match=rf"^\$\.{field}"):
+            cls(**{field: bad}).serialize()

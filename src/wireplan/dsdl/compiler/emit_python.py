@@ -145,7 +145,13 @@ def emit_unit(context: ModuleContext, unit: Unit, plan: TypePlan) -> list[str]:
         lines += _delimited(context, unit, routines, des, des_r, tag_code, minb, maxb)
 
     cls = _class_lines(context, unit, plan, routines)
-    cls += _deserialize_lines(context, unit, plan, des, des_r, tag_code, minb, maxb)
+    top: tuple[_Deserializer, str] | None = None
+    if not is_union:
+        # the same steps again from a known start (offset 0): the class's decoder
+        top_des = _Deserializer(context, base=0)
+        top = (top_des, top_des.structure(t, list(plan.steps)))
+        top_des.flush()
+    cls += _deserialize_lines(context, unit, plan, des, des_r, top, tag_code, minb, maxb)
     cls.append("")
     cls.append("    to_builtin = _rt.to_builtin")
     cls.append("    from_builtin = classmethod(_rt.from_builtin)")

@@ -180,28 +180,34 @@ def _deserialize_lines(
     plan: TypePlan,
     des: _Deserializer,
     des_r: str,
+    top: tuple[_Deserializer, str] | None,
     tag_code: str,
     minb: int,
     maxb: int,
 ) -> list[str]:
-    """``deserialize``: a staticmethod (nothing to bind per call; the class is known)."""
+    """``deserialize``: a staticmethod (nothing to bind per call; the class is known).
+
+    ``top``: a structure's steps emitted from offset 0 (constant offsets up to the
+    first variable length) and its result, used where the body runs on the data as it is.
+    """
     t, ident = unit.t, unit.ident
     des_lines = des.lines
     cls = ["    @staticmethod", "    def deserialize(data):"]
     cls.append(
         '        """Decode ``data``; short input is zero-extended, extra bytes are ignored."""'
     )
-    if minb != maxb and not t.union and plan.bounded_reads and not des.slices:
+    if minb != maxb and top is not None and plan.bounded_reads and not des.slices:
         # Every read raises past the end of the data (struct, indexing, frombuffer
         # with a count) and bytes it skips are padding: the body runs on the data
         # as it is, with no length checks, and short data takes the padded path.
+        top_des, top_r = top
         cls.append("        b = data")
         cls.append("        try:")
-        cls.append("            o = 0")
-        unused = des.advance == len(des_lines) - 1  # the last offset update: unused
-        body = des_lines[:-1] if unused and des_lines else des_lines
+        # the last offset update, when only the result's construction follows: unused
+        unused = top_des.advance >= 0 and not top_des.read_after
+        body = [line for i, line in enumerate(top_des.lines) if not unused or i != top_des.advance]
         cls.extend("        " + line for line in body)
-        cls.append(f"            return {des_r}")
+        cls.append(f"            return {top_r}")
         cls += [
             "        except _DecodeError:",
             "            raise",
@@ -218,11 +224,11 @@ def _deserialize_lines(
             cls.append("                if o <= n:")
             cls.append("                    return r")
         else:
-            cls.append("                o = 0")
-            cls.extend("            " + line for line in des_lines)
-            end = f"o + {des.so}" if des.so else "o"
-            cls.append(f"                if {end} <= n:")
-            cls.append(f"                    return {des_r}")
+            assert top is not None
+            top_des, top_r = top
+            cls.extend("            " + line for line in top_des.lines)
+            cls.append(f"                if {top_des.at(top_des.so)} <= n:")
+            cls.append(f"                    return {top_r}")
         cls += [
             "            except _DecodeError:",
             "                raise",
@@ -248,15 +254,17 @@ def _deserialize_lines(
             cls.append("        except _StructError:")
             cls.append(f"            {targets} = {name}(_pad(data, {maxb}), 0)")
             cls.extend("    " + line for line in des_lines[1:])
+            cls.append(f"        return {des_r}")
         else:
+            assert top is not None
+            top_des, top_r = top
             cls.append("        n = len(data)")
             if maxb:
                 cls.append(f"        if n < {maxb}:")
                 cls.append(f"            data = _pad(data, {maxb})")
             cls.append("        b = data")
-            cls.append("        o = 0")
-            cls.extend("    " + line for line in des_lines)
-        cls.append(f"        return {des_r}")
+            cls.extend("    " + line for line in top_des.lines)
+            cls.append(f"        return {top_r}")
     else:
         cls.append("        n = len(data)")
         cls.append(f"        if n < {maxb}:")

@@ -34,12 +34,16 @@ class _Deserializer(_Function):
     Besides the lines it records what the top-level decoder needs to know
     about them: ``unpacks`` (the struct reads, and where the first one is),
     ``other_reads`` (any other use of the buffer), ``slices`` (a read that a
-    short buffer cuts silently), ``advance`` (the index of a last line that
-    only moves ``o``).
+    short buffer cuts silently), ``advance`` (the index of the last line that
+    only moves ``o``) and ``read_after`` (whether a line after it reads ``o``: lines
+    that only build the result from locals, ``post``, do not).
     """
 
-    def __init__(self, context: ModuleContext) -> None:
+    def __init__(self, context: ModuleContext, base: int | None = None) -> None:
         super().__init__(context)
+        # ``base``: where the data starts when known (0 at the top level): offsets are
+        # constants and ``o`` is first assigned, not advanced, where it becomes variable
+        self.base = base
         self.lines: list[str] = []
         self.mode = "byte"
         self.so = 0  # static byte offset from `o` (byte mode)
@@ -55,21 +59,30 @@ class _Deserializer(_Function):
         self.other_reads = False
         self.slices = False
         self.advance = -1
+        self.read_after = False
 
     def emit(self, line: str) -> None:
         self.lines.append("    " * self.indent + line)
+        self.read_after = True
+
+    def at(self, k: int) -> str:
+        """The expression of byte offset ``o + k``."""
+        if self.base is not None:
+            return str(self.base + k)
+        return f"o + {k}" if k else "o"
 
     def _advance(self, line: str) -> None:
-        if self.indent == 1:
-            self.advance = len(self.lines)
         self.emit(line)
+        if self.indent == 1:
+            self.advance = len(self.lines) - 1
+            self.read_after = False
 
     def flush(self) -> None:
         if self.items:
             codes = "".join(c for c, _, _ in self.items)
             name = self.context.constants.struct("<" + codes)
             targets = [(t, c) for _, t, c in self.items if t is not None]
-            at = f"o + {self.run_start}" if self.run_start else "o"
+            at = self.at(self.run_start)
             call = f"{name}_u(b, {at})"
             multi = [t for t, c in targets if c > 1]
             line = len(self.lines)
@@ -112,15 +125,18 @@ class _Deserializer(_Function):
                         self.emit(f"{t} = {tup}[{i}]")
                     i += c
             self.items = []
-        for line_ in self.post:
-            self.emit(line_)
+        for line_ in self.post:  # from locals only: not a read of ``o``
+            self.lines.append("    " * self.indent + line_)
         self.post = []
         self.run_start = self.so
 
     def pin(self) -> None:
         """Make the run-time ``o`` the current position (byte mode, aligned)."""
         self.flush()
-        if self.so:
+        if self.base is not None:
+            self._advance(f"o = {self.base + self.so}")
+            self.base = None
+        elif self.so:
             self._advance(f"o += {self.so}")
         self.so = 0
         self.run_start = 0
@@ -164,15 +180,21 @@ class _Deserializer(_Function):
             self.gx = []
             self.flush()
             if gx:
-                lo = f"o + {gstart}" if gstart else "o"
-                self.emit(f"{gvar} = _ifb(b[{lo}:o + {gstart + k}], 'little')")
+                self.emit(f"{gvar} = _ifb(b[{self.at(gstart)}:{self.at(gstart + k)}], 'little')")
                 for line in gx:
                     self.emit(line)
-            self.emit(f"p = (o + {gstart}) * 8 + {bits}" if gstart else f"p = o * 8 + {bits}")
+            if self.base is not None:
+                self.emit(f"p = {(self.base + gstart) * 8 + bits}")
+            else:
+                self.emit(f"p = (o + {gstart}) * 8 + {bits}" if gstart else f"p = o * 8 + {bits}")
         else:
             self.flush()
-            self.emit(f"p = (o + {self.so}) * 8" if self.so else "p = o * 8")
+            if self.base is not None:
+                self.emit(f"p = {(self.base + self.so) * 8}")
+            else:
+                self.emit(f"p = (o + {self.so}) * 8" if self.so else "p = o * 8")
         self.mode = "bits"
+        self.base = None  # bit mode reads p; align8 assigns o from it
 
     def align8(self) -> None:
         if self.mode == "bits":
@@ -286,11 +308,17 @@ class _Deserializer(_Function):
         if t.fixed:
             count = str(cap)
         else:
-            if self.mode == "bits":
+            assert t.length_type is not None
+            # a length prefix whose every value fits the capacity (uint8 before 255) is
+            # not checked
+            checked = cap < (1 << t.length_type.bits) - 1
+            if not checked:
+                at = ""
+            elif self.mode == "bits":
                 self.emit("q = p >> 3")
                 at = "q"
             else:
-                at = f"o + {self.so}" if self.so else "o"
+                at = self.at(self.so)
             length = next(s for s in step.steps if s.role == "length")
             count = self.prim(length)
             if self.mode == "byte" and self.gbits:
@@ -298,11 +326,12 @@ class _Deserializer(_Function):
             else:
                 self.flush()
             self.other_reads = True
-            self.emit(f"if {count} > {cap}:")
-            self.emit(
-                f"    raise _DecodeError(f'array length {{{count}}} exceeds capacity {cap}', "
-                f"{at}, {('$.' + path)!r})"
-            )
+            if checked:
+                self.emit(f"if {count} > {cap}:")
+                self.emit(
+                    f"    raise _DecodeError(f'array length {{{count}}} exceeds capacity {cap}', "
+                    f"{at}, {('$.' + path)!r})"
+                )
         if isinstance(el, Composite):
             return self._composite_array(step, el, v, count)
         assert isinstance(el, Primitive)
@@ -341,10 +370,11 @@ class _Deserializer(_Function):
             # bools from a whole byte: read from the buffer, no integer built; the next
             # field starts count bits later
             self.flush()
-            at = f"o + {self.so}" if self.so else "o"
+            at = self.at(self.so)
             self.emit(f"{v} = _bools_at(b, {at}, {count})")
             self.emit(f"p = ({at}) * 8 + {count}")
             self.mode = "bits"
+            self.base = None
             return v
         self.to_bits()
         raw = self.new("r")
@@ -429,7 +459,7 @@ class _Deserializer(_Function):
             if code == "B":
                 raw = self.new("r")
                 self.items.append((f"{cap}s", raw, 1))
-                at = f"o + {self.so}"
+                at = self.at(self.so)
                 if special:
                     self.post.append(f"{v} = {raw}")
                     self.so += cap
@@ -449,7 +479,7 @@ class _Deserializer(_Function):
             # packed bools, unpacked by numpy straight from the buffer (no bytes object)
             self.flush()
             self.other_reads = True
-            at = f"o + {self.so}" if self.so else "o"
+            at = self.at(self.so)
             self.emit(
                 f"{v} = _frombuffer(_unpackbits(_frombuffer(b, _U8, {cap // 8}, {at}), "
                 "None, None, 'little'), _BOOL)"
@@ -478,7 +508,7 @@ class _Deserializer(_Function):
             self._group_add(width)
             if special:
                 self.flush()
-                self._finish_special(el, v, path, "o")
+                self._finish_special(el, v, path, self.at(0))
             return v
         raw = self.new("r")
         self.emit(f"{raw} = {self._bits_read(width)}")

@@ -268,10 +268,11 @@ class _Serializer(_Function):
     def _u8(v: str, part: bool = True) -> str:
         """Byte array ``v`` as bytes: a list through ``bytearray`` (range-checked, 3x
         faster than ``bytes(list)``; fine as one part of a concatenation that starts with
-        bytes, or a struct ``s`` item; ``part=False`` for the whole result), bytes and a
-        1-d uint8 numpy array as they are, anything else through ``_pack_array``'s checks."""
+        bytes, or a struct ``s`` item; ``part=False`` for the whole result), an empty list
+        as ``b''`` (making an empty bytearray costs more than the test), bytes and a 1-d
+        uint8 numpy array as they are, anything else through ``_pack_array``'s checks."""
         return (
-            f"({'bytearray' if part else 'bytes'}({v}) if {v}.__class__ is list "
+            f"(({'bytearray' if part else 'bytes'}({v}) if {v} else b'') if {v}.__class__ is list "
             f"else {v} if {v}.__class__ is bytes "
             f"else {v}.tobytes() if {v}.__class__ is _ndarray and {v}.dtype is _U8 "
             f"and {v}.ndim == 1 else _pack_array('B', {v}))"
