@@ -26,10 +26,10 @@ Every writer takes ``durable`` (default True):
   (``renameat2`` with ``RENAME_EXCHANGE``), which then holds the previous
   file and is removed: a rename over a file makes ext4 start writing the new
   data back at once (its ``auto_da_alloc``), about 0.3 ms for a small file
-  and much more on a busy disk.  Still atomic for everything short of the machine going down: a failed,
-  interrupted or killed process never leaves a half-written file at the
-  target and never destroys the previous one, and other processes see the
-  old file or the complete new one.  Not safe against power loss or an OS
+  and much more on a busy disk.  Still atomic for everything short of the
+  machine going down: a failed, interrupted or killed process never leaves a
+  half-written file at the target and never destroys the previous one, and
+  other processes see the old file or the complete new one.  Not safe against power loss or an OS
   crash: the rename may reach the disk before the data, so afterwards the
   target can be empty or partial and the previous file gone.  For outputs
   that can be made again (conversions, caches, benchmarks).

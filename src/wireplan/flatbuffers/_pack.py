@@ -218,18 +218,10 @@ class _State:
     def union_code(self, e: _Entry, v: Any, path: _Path) -> int:
         return self.union_member(e, v, path)[0]
 
-    def ref(self, e: _Entry, v: Any, path: _Path, where: int) -> int:
-        t = e.type
-        kind = t.kind
-        if kind == "string":
-            return self.string(v, path)
-        if kind == "table":
-            return self.table(self.tables[t.name], v, path)
-        if kind == "union":
-            _, table, value = self.union_member(e, v, path[0] if path else None)
-            return self.table(self.tables[table], value, path)
-        assert t.element is not None
-        return self.vector(t.element, v, path, where, e.align)
+    def union_value(self, e: _Entry, v: Any, path: _Path) -> int:
+        """The member table a union field's value names (``path`` ends with the field)."""
+        _, table, value = self.union_member(e, v, path[0] if path else None)
+        return self.table(self.tables[table], value, path)
 
     def vector(self, elem: TypeRef, v: Any, path: _Path, where: int, alignment: int) -> int:
         if type(v) is Aligned:

@@ -20,14 +20,13 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from wireplan.flatbuffers._compiled import _REF, _SCALAR, _STRUCT, _UTYPE, _Entry, _Shape, _Table
+from wireplan.flatbuffers._pack import _ZEROS
 
 if TYPE_CHECKING:
     from wireplan.flatbuffers._pack import _State
 
 #: ``pack(state, value, path) -> offset`` of a table value.
 Packer = Callable[["_State", Any, Any], int]
-
-_ZEROS = [bytes(n) for n in range(8)]
 
 _MAPPING, _OBJECT, _NOT_A_TABLE = 0, 1, 2
 # What a Python type is as a table value, asked once per type (an ABC check per
@@ -210,7 +209,6 @@ def _place(
         if e.kind == _SCALAR:
             args.append(v)
             continue
-        ns[f"E{j}"] = e
         if e.kind == _REF and e.ref == 1:
             w(f" a{j} = st.string({v}, (path, {name})) - pos - {off}")
         elif e.kind == _REF and e.ref == 2:
@@ -231,12 +229,15 @@ def _place(
                 w(f" a{j} = {call}")
             w(f" a{j} = a{j} - pos - {off} if a{j} >= 0 else 0")  # a large vector: patched later
         elif e.kind == _REF:
-            w(f" a{j} = st.ref(E{j}, {v}, (path, {name}), pos + {off})")
-            w(f" a{j} = a{j} - pos - {off} if a{j} >= 0 else 0")  # a large vector: patched later
+            assert e.type.kind == "union"
+            ns[f"E{j}"] = e
+            w(f" a{j} = st.union_value(E{j}, {v}, (path, {name})) - pos - {off}")
         elif e.kind == _UTYPE:
+            ns[f"E{j}"] = e
             w(f" a{j} = st.union_code(E{j}, {v}, path)")
         else:
             assert e.kind == _STRUCT
+            ns[f"E{j}"] = e
             w(f" a{j} = st.struct_bytes(E{j}, {v}, path)")
         args.append(f"a{j}")
     w(" st.depth = depth - 1")
