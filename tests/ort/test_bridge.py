@@ -343,6 +343,66 @@ def test_from_onnx_expands_function_ops_on_request() -> None:
     assert [n.op_type for n in from_onnx(model).graph.nodes] == ["CastLike", "Softsign"]
 
 
+def _weights_model() -> onnx.ModelProto:
+    """Weights in an initializer and in a Constant node, shapes from small constants, and a
+    HardSwish (a function op) between them."""
+    rng = np.random.default_rng(3)
+    w = rng.standard_normal((8, 8)).astype(np.float32)  # 64 numbers: shape inference's limit
+    big = rng.standard_normal((8, 9)).astype(np.float32)
+    shape = np.array([9, 8], np.int64)
+    graph = helper.make_graph(
+        [
+            helper.make_node("Constant", [], ["k"], value=numpy_helper.from_array(big, "k")),
+            helper.make_node("Constant", [], ["shape"], value=numpy_helper.from_array(shape)),
+            helper.make_node("MatMul", ["x", "w"], ["a"]),
+            helper.make_node("HardSwish", ["a"], ["h"]),
+            helper.make_node("MatMul", ["h", "k"], ["b"]),
+            helper.make_node("Reshape", ["b", "shape"], ["y"]),
+            helper.make_node("Resize", ["y", "", "scales"], ["z"]),
+        ],
+        "weights",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [8, 8])],
+        [helper.make_tensor_value_info("z", TensorProto.FLOAT, None)],
+        initializer=[
+            numpy_helper.from_array(w, "w"),
+            numpy_helper.from_array(np.array([2.0, 1.0], np.float32), "scales"),
+        ],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_inferred_types_match_onnx_on_the_whole_model() -> None:
+    """Shape inference runs on a copy without weights; the types are onnx's for the model."""
+    from wireplan.ort.onnx.from_proto import _infer_types
+
+    model = _weights_model()
+    full = onnx.shape_inference.infer_shapes(model)
+    expected = {vi.name: vi.type for vi in full.graph.value_info} | {
+        vi.name: vi.type for vi in full.graph.output
+    }
+    found = _infer_types(model)
+    for name, t in expected.items():
+        assert found[name] == t, name
+    assert found["z"].tensor_type.shape.dim[0].dim_value == 18  # from the scales' values
+
+
+def test_expansion_keeps_the_weights(tmp_path: Path) -> None:
+    """The HardSwish is expanded; the initializer and the Constant's tensor come through
+    whole (the inliner is given neither) and the .ort runs as the .onnx does."""
+    model = _weights_model()
+    expanded = from_onnx(model, expand=lambda *args: args[1] == "HardSwish")
+    ops = [n.op_type for n in expanded.graph.nodes]
+    assert "HardSwish" not in ops and "HardSigmoid" in ops
+    inits = {t.name: t for t in expanded.graph.initializers}
+    for proto in (*model.graph.initializer, model.graph.node[0].attribute[0].t):
+        assert inits[proto.name].raw_data.tobytes() == proto.raw_data
+    src = tmp_path / "m.onnx"
+    onnx.save(model, src)
+    convert(src, tmp_path / "m.ort", optimization="none")
+    feeds = {"x": np.random.default_rng(4).standard_normal((8, 8)).astype(np.float32)}
+    assert_same(run(str(tmp_path / "m.ort"), feeds), run(model.SerializeToString(), feeds))
+
+
 def test_from_onnx_rejects_non_utf8_strings() -> None:
     graph = helper.make_graph(
         [helper.make_node("Identity", ["x"], ["y"])],

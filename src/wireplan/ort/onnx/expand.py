@@ -23,9 +23,18 @@ __all__ = [
 ]
 
 
+# The operators of the ONNX domain whose attributes hold graphs (If, Loop, Scan, SequenceMap);
+# the nodes of other ONNX operators are not searched for subgraphs.
+_GRAPH_HOLDERS = frozenset({"If", "Loop", "Scan", "SequenceMap"})
+
+
 def _all_nodes(g: onnx.GraphProto) -> Iterator[onnx.NodeProto]:
+    """The nodes of ``g`` and of the graphs inside it, each before those it holds."""
+    holders = _GRAPH_HOLDERS
     for nd in g.node:
         yield nd
+        if nd.op_type not in holders and nd.domain in ("", "ai.onnx"):
+            continue
         for a in nd.attribute:
             if a.type == onnx.AttributeProto.GRAPH:
                 yield from _all_nodes(a.g)
@@ -172,7 +181,8 @@ def _expand_function_ops(
     for _ in range(32):  # bodies may hold nodes that need expanding in turn
         opsets = _opsets(proto)  # bodies may import more
         candidates = []
-        for k, nd in enumerate(_all_nodes(proto.graph)):
+        nodes = list(_all_nodes(proto.graph))
+        for k, nd in enumerate(nodes):
             domain = normal_domain(nd.domain)
             opset = opsets.get(domain)
             if opset is None or domain == _EXPAND_DOMAIN:
@@ -185,7 +195,6 @@ def _expand_function_ops(
         types = _infer_types(proto)
         chosen: dict[int, onnx.FunctionProto] = {}
         shared: dict[tuple[str, str, int], onnx.FunctionProto | None] = {}
-        nodes = list(_all_nodes(proto.graph))
         for k, domain, opset, schema in candidates:
             nd = nodes[k]
             sig = lookup(domain, nd.op_type, opset)
@@ -248,10 +257,18 @@ def _inline_nodes(
     private domain holding its body (one function per distinct body), and
     onnx's inliner expands the calls: formal parameters are bound to the
     node's arguments (absent optional inputs included), attribute
-    references resolved, inner names made unique.
+    references resolved, inner names made unique.  The inliner never sees the weights: the
+    copy it gets has no initializers, and the main graph's Constant nodes stand there without
+    their values; both are put back afterwards.
     """
     out = onnx.ModelProto()
     out.CopyFrom(proto)
+    del out.graph.initializer[:]
+    held: dict[str, onnx.NodeProto] = {}  # output -> the Constant node as it was
+    for nd, original in zip(out.graph.node, proto.graph.node, strict=True):
+        if nd.op_type == "Constant" and len(nd.output) == 1 and nd.output[0]:
+            held[nd.output[0]] = original
+            del nd.attribute[:]
     names: dict[int, str] = {}  # id of a body -> its function name
     functions: list[onnx.FunctionProto] = []
     for k, nd in enumerate(_all_nodes(out.graph)):
@@ -279,4 +296,12 @@ def _inline_nodes(
     kept = [o for o in out.opset_import if o.domain != _EXPAND_DOMAIN]
     del out.opset_import[:]
     out.opset_import.extend(kept)
+    for nd in out.graph.node:
+        if nd.op_type == "Constant" and not len(nd.attribute) and len(nd.output) == 1:
+            original = held.pop(nd.output[0], None)
+            if original is not None:
+                nd.CopyFrom(original)
+    if held:
+        raise EncodeError(f"expansion lost Constant nodes: {sorted(held)[:3]}", "$.graph")
+    out.graph.initializer.extend(proto.graph.initializer)
     return out

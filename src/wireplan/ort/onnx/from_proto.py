@@ -505,27 +505,65 @@ def _infer_types(model: onnx.ModelProto) -> dict[str, onnx.TypeProto | onnx.Tens
     return out
 
 
+# Shape inference reads the values of shape-like inputs only: a shape, axes, pads, split
+# sizes (integers), scales or a range's bounds (a few numbers of any type).  Initializers
+# beyond these sizes go in as typed graph inputs.
+_SKELETON_INTEGERS = 512
+_SKELETON_OTHERS = 64
+_INTEGER_TYPES = frozenset(
+    getattr(onnx.TensorProto, k)
+    for k in ("INT8", "INT16", "INT32", "INT64", "UINT8", "UINT16", "UINT32", "UINT64")
+)
+
+
 def _copy_skeleton(model: onnx.ModelProto, into: onnx.ModelProto) -> None:
     """``model`` with large initializers turned into typed graph inputs (for shape inference).
 
-    Built field by field so that the payloads of big initializers are never copied.
+    Built field by field so that the payloads of big initializers are never copied.  Sizes
+    come from the dimensions: upb's ``ByteSize()`` serializes a tensor to count its bytes.
     """
     into.ir_version = model.ir_version
     into.opset_import.extend(model.opset_import)
     into.functions.extend(model.functions)
     src, g = model.graph, into.graph
     g.name = src.name
-    g.node.extend(src.node)
     g.input.extend(src.input)
     g.output.extend(src.output)
     g.value_info.extend(src.value_info)
     g.sparse_initializer.extend(src.sparse_initializer)
     listed = {x.name for x in src.input}
     for t in src.initializer:
-        if t.ByteSize() > 4096:
-            if t.name not in listed:
-                g.input.append(
-                    onnx.helper.make_tensor_value_info(t.name, t.data_type, list(t.dims))
-                )
-        else:
+        if _skeleton_keeps(t):
             g.initializer.append(t)
+        elif t.name not in listed:
+            _typed_input(g, t.name, t)
+    # Weights held by Constant nodes (as exporters such as Paddle's write them) likewise:
+    # the node's output becomes a typed input.
+    kept = []
+    for nd in src.node:
+        if nd.op_type == "Constant" and nd.domain in ("", "ai.onnx") and len(nd.attribute) == 1:
+            a = nd.attribute[0]
+            if a.name == "value" and len(nd.output) == 1 and not _skeleton_keeps(a.t):
+                _typed_input(g, nd.output[0], a.t)
+                continue
+        kept.append(nd)
+    g.node.extend(kept)
+
+
+def _skeleton_keeps(t: onnx.TensorProto) -> bool:
+    """Whether shape inference may read ``t``'s values (sized by its dimensions)."""
+    count = 1
+    for d in t.dims:
+        count *= d
+    return count <= (_SKELETON_INTEGERS if t.data_type in _INTEGER_TYPES else _SKELETON_OTHERS)
+
+
+def _typed_input(g: onnx.GraphProto, name: str, t: onnx.TensorProto) -> None:
+    """Declare ``name`` a graph input of ``t``'s type."""
+    vi = g.input.add()
+    vi.name = name
+    tt = vi.type.tensor_type
+    tt.elem_type = t.data_type
+    shape = tt.shape
+    for d in t.dims:
+        shape.dim.add().dim_value = d
