@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from wireplan.core import SizedFile, write_bytes, write_group, write_sized
-from wireplan.core.atomic import _host_tag
+from wireplan.core.atomic import _DEBRIS, _host_tag, scratch_beside
 from wireplan.errors import FileError, WireplanError
 
 _KILLED_WRITER = textwrap.dedent(
@@ -122,3 +122,23 @@ def test_file_error_pickles() -> None:
         "x",
         21,
     )
+
+
+def test_scratch_beside_names_a_sweepable_file_and_removes_it(tmp_path: Path) -> None:
+    """A scratch path for another program's output: not created, named as the module's
+    temporary files (so a killed process's leftover is swept), removed afterwards."""
+    target = tmp_path / "model.ort"
+    with scratch_beside(target) as tmp:
+        assert not os.path.exists(tmp)
+        assert os.path.dirname(tmp) == str(tmp_path)
+        assert _DEBRIS.match(os.path.basename(tmp)) is not None
+        assert os.path.basename(tmp).startswith(f".model.ort.w{os.getpid()}-{_host_tag()}.")
+        Path(tmp).write_bytes(b"theirs")
+    assert _tmps(tmp_path) == []
+    with pytest.raises(FileError, match="does not exist"), scratch_beside(tmp_path / "no" / "m"):
+        pass
+    (tmp_path / "file").write_bytes(b"")
+    with pytest.raises(FileError, match="not a folder"), scratch_beside(tmp_path / "file" / "m"):
+        pass
+    with pytest.raises(FileError, match="is a directory"), scratch_beside(tmp_path):
+        pass

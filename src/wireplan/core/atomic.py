@@ -60,6 +60,7 @@ import hashlib
 import mmap
 import os
 import re
+import secrets
 import shutil
 import socket
 import stat
@@ -77,6 +78,7 @@ __all__ = [
     "SizedFile",
     "atomic_open",
     "replace_folders",
+    "scratch_beside",
     "write_bytes",
     "write_group",
     "write_plan",
@@ -194,6 +196,29 @@ def _make_temporary(target: str) -> tuple[int, str]:
     _sweep(folder)
     with _filesystem(target):
         return tempfile.mkstemp(prefix=_tmp_prefix(target), suffix=".tmp", dir=folder)
+
+
+@contextlib.contextmanager
+def scratch_beside(path: str | os.PathLike[str]) -> Iterator[str]:
+    """A fresh path in ``path``'s folder for a file that another program writes by name.
+
+    Named as this module's temporary files, so that what a killed process leaves is swept
+    as theirs are; not created here (ext4 writes a file back at once when it is closed after
+    a truncation, as a program given an existing path does); removed when the block ends.
+    """
+    target = os.path.abspath(os.fspath(path))
+    folder = os.path.dirname(target)
+    _check_target(target)
+    with _filesystem(target):
+        if not stat.S_ISDIR(os.stat(folder).st_mode):
+            raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), folder)
+    _sweep(folder)
+    tmp = os.path.join(folder, f"{_tmp_prefix(target)}{secrets.token_hex(8)}.tmp")
+    try:
+        yield tmp
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
 
 
 _AT_FDCWD = -100

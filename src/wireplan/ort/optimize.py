@@ -17,7 +17,7 @@ The optimizing is onnxruntime's (:func:`wireplan.ort.onnxruntime_door.optimize`,
 converter's session settings); the writing is wireplan's planned writer, with its options
 (alignment, threads, external data, format version).  Two routes:
 
-- onnxruntime writes the optimized .ort itself, in a temporary folder beside ``dst``, and
+- onnxruntime writes the optimized .ort itself, in a temporary file beside ``dst``, and
   the writer re-plans it as it re-writes any .ort: the graph, its typed values, runtime
   optimization records and kernel type string resolver as onnxruntime made them.
   onnxruntime builds that .ort in memory (peak RSS about 1.5x the weights), and its
@@ -38,6 +38,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from wireplan.core.atomic import scratch_beside
 from wireplan.core.buffers import MappedFile
 from wireplan.errors import ArgumentError, PeerError
 from wireplan.ort import onnxruntime_door as door
@@ -102,31 +103,31 @@ def convert_optimized(
             "optimization 'runtime' saves records only in an .ort that onnxruntime writes "
             "itself, which cannot pass 2 GiB; this model is larger: use 'fixed'"
         )
+    if nbytes <= _route_limit(optimization):
+        with scratch_beside(dst) as theirs:
+            _optimize(
+                src, Path(theirs), level=level, runtime_records=optimization == "runtime",
+                target_platform=target_platform, as_ort=True,
+            )  # fmt: skip
+            convert_ort_to_ort(theirs, dst, **options)
+        return
     folder = Path(dst).resolve().parent
     with tempfile.TemporaryDirectory(dir=folder, prefix=".wireplan-optimize-") as tmp:
-        if nbytes > _route_limit(optimization):
-            optimized = Path(tmp) / "optimized.onnx"
-            weights = optimized.with_name(optimized.name + ".data")
-            _optimize(
-                src, optimized, level=level, runtime_records=False,
-                target_platform=target_platform, as_ort=False,
-                external_file=weights.name, external_threshold=_EXTERNAL_THRESHOLD,
-            )  # fmt: skip
-            if not weights.is_file():
-                raise PeerError(
-                    f"onnxruntime {door.version()} does not save an optimized model's weights "
-                    "in an external file (session.optimized_model_external_initializers_file_name, "
-                    "which 1.20 honours), so it cannot optimize a model this large: use a newer "
-                    "onnxruntime, or optimization 'none'"
-                )
-            convert_onnx_to_ort(optimized, dst, **options)
-            return
-        theirs = Path(tmp) / "optimized.ort"
+        optimized = Path(tmp) / "optimized.onnx"
+        weights = optimized.with_name(optimized.name + ".data")
         _optimize(
-            src, theirs, level=level, runtime_records=optimization == "runtime",
-            target_platform=target_platform, as_ort=True,
+            src, optimized, level=level, runtime_records=False,
+            target_platform=target_platform, as_ort=False,
+            external_file=weights.name, external_threshold=_EXTERNAL_THRESHOLD,
         )  # fmt: skip
-        convert_ort_to_ort(theirs, dst, **options)
+        if not weights.is_file():
+            raise PeerError(
+                f"onnxruntime {door.version()} does not save an optimized model's weights "
+                "in an external file (session.optimized_model_external_initializers_file_name, "
+                "which 1.20 honours), so it cannot optimize a model this large: use a newer "
+                "onnxruntime, or optimization 'none'"
+            )
+        convert_onnx_to_ort(optimized, dst, **options)
 
 
 def _optimize(src: str | os.PathLike[str], dst: Path, **settings: Any) -> None:
