@@ -20,7 +20,9 @@ cache, everything in this one process:
    .onnx) and ``raw_data`` of every tensor of ``OrtModel.tensors()`` (initializers and
    tensor attributes; numpy views into the mapping), closed again, against
    ``onnx.load`` of the .onnx; the same with ``verify="all"`` (the whole file checked
-   first); and ``load`` alone (what decoding is deferred stays undone).
+   first); and ``load`` alone (what decoding is deferred stays undone).  Each load case
+   starts after the same untimed read of 64 MiB (:func:`flush_caches`), so that none
+   inherits warm CPU caches from the case run before it.
 3. Sessions: creation and the first ``run`` from our .ort and from onnxruntime's
    .ort of the same style, both through ``wireplan.ort.session`` (the file mapped,
    initializers used in place: ``session.use_memory_mapped_ort_model`` and
@@ -299,12 +301,13 @@ def cases_of(model: Model, folder: Path) -> list[Case]:
         out.append(Case(("load", "alone"), timed(int), failed=MISSING))
         out.append(Case(("load", "all"), timed(int), failed=MISSING))
     else:
-        out.append(Case(("load", "ours"), timed(partial(ours_load, model.ours["none"]))))
-        out.append(Case(("load", "alone"), timed(partial(ours_load, model.ours["none"], False))))
+        ours = model.ours["none"]
+        out.append(Case(("load", "ours"), timed(partial(ours_load, ours)), flush_caches))
+        out.append(Case(("load", "alone"), timed(partial(ours_load, ours, False)), flush_caches))
         out.append(
-            Case(("load", "all"), timed(partial(ours_load, model.ours["none"], True, "all")))
+            Case(("load", "all"), timed(partial(ours_load, ours, True, "all")), flush_caches)
         )
-    out.append(Case(("load", "onnx"), timed(partial(onnx.load, str(src)))))
+    out.append(Case(("load", "onnx"), timed(partial(onnx.load, str(src))), flush_caches))
     for style in STYLES:
         for side, files in (("ours", model.ours), ("theirs", model.theirs)):
             key = ("session", style, side)
@@ -321,6 +324,16 @@ def cases_of(model: Model, folder: Path) -> list[Case]:
                 )
             )
     return out
+
+
+# More than the CPU caches hold (L2 and L3 of this machine's class: 32 MiB at most).
+_FLUSH = np.ones(64 << 20, np.uint8)
+
+
+def flush_caches() -> None:
+    """Read 64 MiB: each load case starts with the same cold CPU caches, whatever ran
+    before it (in a round, a load case follows a conversion or another load case)."""
+    _FLUSH.sum()
 
 
 def rotate(items: list[Any], k: int) -> list[Any]:
@@ -590,7 +603,8 @@ def main(argv: list[str] | None = None) -> int:
             onnxruntime=ort.__version__,
             wireplan=_wireplan_version(),
         ),
-        "method": f"`tests/ort_write/shipped.py`'s models, in one process, warm cache, one "
+        "method": f"`tests/ort_write/shipped.py`'s models, in one process, warm page cache "
+        f"(CPU caches flushed before each load case), one "
         f"intra-op thread; {args.repeat} rounds after an untimed one, order rotated; medians "
         f"(min-max); ratios: median of per-round ratios; steady state: {args.runs} runs "
         f"after {_WARMUP} warm-up runs",
