@@ -70,8 +70,9 @@ def _mapping_of(arr: np.ndarray[Any, Any]) -> tuple[mmap.mmap, int] | None:
     return mm, offset
 
 
-# Open MappedFiles by the id of their mapping, for file_range.
-_OPEN: weakref.WeakValueDictionary[int, MappedFile] = weakref.WeakValueDictionary()
+# Open MappedFiles by the id of their mapping, for file_range (an entry goes when its file
+# is closed or collected).
+_OPEN: dict[int, weakref.ref[MappedFile]] = {}
 
 
 def file_range(arr: np.ndarray[Any, Any]) -> tuple[int, int] | None:
@@ -86,7 +87,8 @@ def file_range(arr: np.ndarray[Any, Any]) -> tuple[int, int] | None:
     found = _mapping_of(arr)
     if found is None:
         return None
-    mf = _OPEN.get(id(found[0]))
+    ref = _OPEN.get(id(found[0]))
+    mf = ref() if ref is not None else None
     if mf is None or mf._mm is not found[0] or mf._fd < 0:
         return None
     return mf._fd, found[1]
@@ -114,6 +116,15 @@ def drop_pages(arr: np.ndarray[Any, Any]) -> None:
             mm.madvise(mmap.MADV_DONTNEED, lo, hi - lo)
 
 
+# O_NONBLOCK: opening a FIFO for reading would wait for a writer forever.
+_OPEN_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_BINARY", 0)
+)
+
+
 class MappedFile(Closing):
     """A file mapped read-only into memory; ``buffer`` is a memoryview of its bytes.
 
@@ -129,9 +140,7 @@ class MappedFile(Closing):
         self.path = os.fspath(path)
         self._fd = -1
         self._mm: mmap.mmap | None = None
-        # O_NONBLOCK: opening a FIFO for reading would wait for a writer forever.
-        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-        fd = os.open(self.path, flags | getattr(os, "O_BINARY", 0))
+        fd = os.open(self.path, _OPEN_FLAGS)
         try:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode):
@@ -139,10 +148,11 @@ class MappedFile(Closing):
             self.size = st.st_size
             if self.size:
                 self._mm = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
-                self._fd = os.dup(fd)
-                _OPEN[id(self._mm)] = self
+                self._fd, fd = fd, -1  # kept open for file_range
+                _OPEN[id(self._mm)] = weakref.ref(self)
         finally:
-            os.close(fd)
+            if fd >= 0:
+                os.close(fd)
         self.buffer: memoryview = memoryview(self._mm) if self._mm is not None else memoryview(b"")
 
     @property
@@ -166,6 +176,8 @@ class MappedFile(Closing):
         """Release the mapping.  Arrays still viewing it keep it alive until they go."""
         mm, self._mm = self._mm, None
         fd, self._fd = self._fd, -1
+        if mm is not None:
+            _OPEN.pop(id(mm), None)
         if fd >= 0:
             os.close(fd)
         # With views still exported, the mapping is unmapped when the last
@@ -177,6 +189,9 @@ class MappedFile(Closing):
                 mm.close()
 
     def __del__(self) -> None:
+        mm = getattr(self, "_mm", None)
+        if mm is not None:
+            _OPEN.pop(id(mm), None)
         if getattr(self, "_fd", -1) >= 0:
             with contextlib.suppress(OSError):
                 os.close(self._fd)
