@@ -196,6 +196,7 @@ def test_read_on_access_out_of_range_is_a_list_index_error(index: int) -> None:
     assert not inners.decoded
     with pytest.raises(IndexError, match="out of range"):
         inners[index]
+    assert not inners.decoded  # nothing decoded to say so
 
 
 def test_read_on_access_raises_where_the_damage_is_read() -> None:

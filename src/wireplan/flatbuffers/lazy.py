@@ -181,7 +181,7 @@ class TableList(MutableSequence[Any]):
         if k < 0:
             k += count
         if not 0 <= k < count:
-            return self._list()[i]  # out of range: the list's own IndexError, as for any list
+            raise IndexError("list index out of range")  # a list's error, nothing decoded
         return self._one(k)
 
     def __setitem__(self, i: Any, value: Any) -> None:
