@@ -177,9 +177,10 @@ def test_float16_arrays_keep_nan_payloads(count: int) -> None:
 
 
 def _outcome(decode: Any, data: bytes) -> Any:
-    """What ``decode`` makes of ``data``: its value as built-in data, or its error's place."""
+    """What ``decode`` makes of ``data``: its value as built-in data (as text, so that NaNs
+    compare equal), or its error's place."""
     try:
-        return decode(data).to_builtin()
+        return repr(decode(data).to_builtin())
     except wireplan.DecodeError as exc:
         return ("error", exc.reason, exc.offset, exc.path)
 
@@ -192,6 +193,8 @@ _TOP_LEVEL = [
     ("uavcan", "register.Access_1_0.Request"),  # an array, then a union
     ("uavcan", "node.port.List_0_1"),  # delimited fields
     ("uavcan", "primitive.array.Bit_1_0"),  # bools from a byte, then the end
+    ("uavcan", "register.Value_1_0"),  # a union: its variants from offset 0
+    ("uavcan", "node.port.SubjectIDList_0_1"),  # a union of bools, composites, an empty
 ]
 
 
@@ -202,22 +205,40 @@ def test_the_top_level_decoder_is_the_nested_ones(
     """``deserialize`` runs the steps from offset 0 (constant offsets up to the first
     variable length, the last offset update left out): the same values and the same
     errors, offset and path included, as the routine that starts anywhere (``_D_``, which
-    pycyphal's protocol uses), on valid, truncated, extended and random data."""
+    pycyphal's protocol uses), on valid, truncated, extended and random data.  A union's
+    ``_D_`` runs its variants from offset 0 too: both are compared with the variants that
+    start anywhere (``_d_``, on the data zero-extended)."""
     import random
 
     cls: Any = wp_public[root]
     for part in name.split("."):
         cls = getattr(cls, part)
-    nested = getattr(_impl(wp_public[root]), "_D_" + cls.__dict__["_IDENT_"])
+    impl = _impl(wp_public[root])
+    ident = cls.__dict__["_IDENT_"]
+    top = getattr(impl, "_D_" + ident)
+    anywhere = getattr(impl, "_d_" + ident)
+
+    def nested(data: Any) -> Any:
+        if not cls._UNION_:
+            return top(data)
+        return anywhere(runtime.pad(data, len(data) + cls._MAX_BYTES_), 0, len(data))[0]
+
     rng = random.Random(23)
-    datas = [b"", b"\x00", b"\xff" * 4, cls().serialize()]
+    datas = [b"", b"\x00", b"\xff" * 4]
+    if not cls._UNION_:
+        datas.append(cls().serialize())
+    variants = len(getattr(impl, "_DV_" + ident, ()))
     for _ in range(300):
         size = rng.choice([1, 2, 5, 31, 33, 64, cls._MAX_BYTES_, cls._MAX_BYTES_ + 3])
-        datas.append(bytes(rng.getrandbits(8) for _ in range(size)))
+        data = bytes(rng.getrandbits(8) for _ in range(size))
+        if variants:  # mostly a valid tag (uint8 here), then random bytes
+            data = bytes([rng.randrange(variants + 1)]) + data[1:]
+        datas.append(data)
     for data in datas:
         for given in (data, bytearray(data), data[:-1], data + b"\x07"):
             assert _outcome(cls.deserialize, bytes(given)) == _outcome(nested, bytes(given))
             assert _outcome(cls.deserialize, given) == _outcome(nested, given)
+            assert _outcome(top, given) == _outcome(nested, given)
 
 
 @pytest.mark.parametrize("count", [0, 1, 63, 64, 254, 255])

@@ -82,12 +82,7 @@ def emit_unit(context: ModuleContext, unit: Unit, plan: TypePlan) -> list[str]:
         tb = t.tag_bits // 8
         variants = []
         for k, (_tag, value) in enumerate(plan.variants):
-            dv = _Deserializer(context)
-            dv.so = tb
-            dv.run_start = tb
-            v = dv.value(value)
-            dv.align8()
-            dv.flush()
+            dv, v = _variant(context, value, tb, None)
             lines.append(f"def _dv{k}_{ident}(b, o, n):")
             lines.extend(dv.lines)
             lines.append(f"    u = _new_{ident}()")
@@ -102,6 +97,8 @@ def emit_unit(context: ModuleContext, unit: Unit, plan: TypePlan) -> list[str]:
         lines.extend(_tag_read(context, tag_code, len(t.fields), "b", "o", "    "))
         lines.append(f"    return _DV_{ident}[t](b, o, n)")
         lines.append("")
+        if minb != maxb:
+            lines += _top_variants(context, unit, plan)
     else:
         des_r = des.structure(t, list(plan.steps))
         des.flush()
@@ -125,8 +122,8 @@ def emit_unit(context: ModuleContext, unit: Unit, plan: TypePlan) -> list[str]:
         lines += [f"    if n >= {minb}:", "        b = data", "        try:"]
         if is_union:
             lines.extend(_tag_read(context, tag_code, len(t.fields), "b", "0", " " * 12))
-            lines.append(f"            r, o = _DV_{ident}[t](b, 0, n)")
-            lines.append("            if o <= n:")
+            lines.append(f"            r = _TV_{ident}[t](b, n)")
+            lines.append("            if r is not None:")
             lines.append("                return r")
         else:
             lines.append("            o = 0")
@@ -161,6 +158,38 @@ def emit_unit(context: ModuleContext, unit: Unit, plan: TypePlan) -> list[str]:
     cls.append("")
     cls.append("")
     return cls + lines
+
+
+def _variant(
+    context: ModuleContext, value: Step, tag_bytes: int, base: int | None
+) -> tuple[_Deserializer, str]:
+    """A union variant's decoding steps after its tag (``base``: where the data starts,
+    when known) and the local that holds its value."""
+    des = _Deserializer(context, base=base)
+    des.so = tag_bytes
+    des.run_start = tag_bytes
+    v = des.value(value)
+    des.align8()
+    des.flush()
+    return des, v
+
+
+def _top_variants(context: ModuleContext, unit: Unit, plan: TypePlan) -> list[str]:
+    """A union's variants decoded from offset 0 (the top level): constant offsets up to
+    the first variable length, and no ``(value, offset)`` pair to build and unpack.  Each
+    returns the union, or ``None`` when the data ended before the variant did (the
+    caller then pads)."""
+    ident = unit.ident
+    tb = unit.t.tag_bits // 8
+    lines: list[str] = []
+    for k, (_tag, value) in enumerate(plan.variants):
+        tv, v = _variant(context, value, tb, 0)
+        lines.append(f"def _tv{k}_{ident}(b, n):")
+        lines.extend(tv.lines)
+        lines += [f"    u = _new_{ident}()", f"    u._tag = {k}", f"    u._value = {v}"]
+        lines += [f"    if {tv.at(tv.so)} <= n:", "        return u", ""]
+    names = ", ".join(f"_tv{k}_{ident}" for k in range(len(plan.variants)))
+    return [*lines, f"_TV_{ident} = ({names},)", ""]
 
 
 def _delimited(

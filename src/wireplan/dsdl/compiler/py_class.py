@@ -220,8 +220,8 @@ def _deserialize_lines(
         cls.append("            try:")
         if t.union:
             cls.extend(_tag_read(context, tag_code, len(t.fields), "b", "0", " " * 16))
-            cls.append(f"                r, o = _DV_{ident}[t](b, 0, n)")
-            cls.append("                if o <= n:")
+            cls.append(f"                r = _TV_{ident}[t](b, n)")
+            cls.append("                if r is not None:")
             cls.append("                    return r")
         else:
             assert top is not None
@@ -258,11 +258,11 @@ def _deserialize_lines(
         else:
             assert top is not None
             top_des, top_r = top
-            cls.append("        n = len(data)")
-            if maxb:
+            if maxb:  # an empty type reads nothing: no length, no buffer
+                cls.append("        n = len(data)")
                 cls.append(f"        if n < {maxb}:")
                 cls.append(f"            data = _pad(data, {maxb})")
-            cls.append("        b = data")
+                cls.append("        b = data")
             cls.extend("    " + line for line in top_des.lines)
             cls.append(f"        return {top_r}")
     else:
