@@ -578,3 +578,42 @@ def test_numpy_inputs_to_bit_level_arrays(ns: ModuleType) -> None:
     for a_type, b_type in ((np.uint8, np.int16), (np.uint64, np.int64)):
         given = ns.OddArrays_1_0(a=np.array([7, 6, 5], a_type), b=np.array([-4096, 4095], b_type))
         assert given.serialize() == odd.serialize()
+
+
+# ------------------------------------------------- bit groups kept open at a byte boundary
+
+_GROUPS = {
+    "Stamp.1.0.dsdl": "uint56 us\n@sealed\n",
+    # 7 + 1 bytes: one Q; 5 + 5 (+ 1): one run; a struct int, padding, an array, an
+    # inline composite, a bit stream and a float after a 7-byte group
+    "Groups.1.0.dsdl": (
+        "uint56 stamp\nbool a\nuint3 b\nvoid4\n"
+        "uint40 x\nuint40 y\nbool c\nvoid7\n"
+        "uint24 t24\nuint8 tail\n"
+        "uint56 s2\nvoid8\n"
+        "uint56 s3\nuint8[<=3] arr\n"
+        "Stamp.1.0 inner\nint5 d\nvoid3\n"
+        "uint56 s4\nbool[<=5] flags\n"
+        "uint56 s5\nfloat16 f\n"
+        "int56 s6\n"
+        "@sealed\n"
+    ),
+    "GroupUnion.1.0.dsdl": "@union\nStamp.1.0 stamp\nuint56 raw\nuint8 small\n@sealed\n",
+    "GroupDelimited.1.0.dsdl": "Stamp.1.0 stamp\nbool ok\nint7 level\n@extent 64 * 8\n",
+}
+
+
+def test_bit_groups_kept_open_at_a_byte_boundary(tmp_path: Any) -> None:
+    """The decoder keeps a bit group of 3, 5, 6 or 7 bytes (a 56-bit timestamp) open for
+    the fields after it (7 + 1 bytes read as one ``Q``); whatever follows settles it:
+    pydsdl's bytes and values both ways, and random bytes."""
+    from wireplan.dsdl import load
+
+    folder = tmp_path / "groups"
+    folder.mkdir()
+    for name, text in _GROUPS.items():
+        (folder / name).write_text(text)
+    types = pydsdl.read_namespace(str(folder), [])
+    wp = {"groups": load(folder)}
+    for t in types:
+        _corner_checks(t, class_for(wp, t))

@@ -54,6 +54,11 @@ class _Deserializer(_Function):
         self.gbits = 0
         self.gstart = 0
         self.gx: list[str] = []
+        # a group of whole bytes but no struct int, kept open for the next field (see
+        # _group_add): where its lines start in ``post``, and its last line unmasked
+        self.gwait = False
+        self.gfrom = 0
+        self.gtop: tuple[int, str] | None = None
         self.unpacks = 0
         self.first_unpack: tuple[int, str, str] | None = None  # (line, targets, struct)
         self.other_reads = False
@@ -78,6 +83,7 @@ class _Deserializer(_Function):
             self.read_after = False
 
     def flush(self) -> None:
+        self._settle()
         if self.items:
             codes = "".join(c for c, _, _ in self.items)
             name = self.context.constants.struct("<" + codes)
@@ -149,29 +155,60 @@ class _Deserializer(_Function):
 
     def _group_add(self, bits: int, top: str | None = None) -> None:
         """Add ``bits`` to the open group; ``top``: the line just added, without its mask,
-        used when these bits end the group (its int holds nothing above them)."""
+        used when these bits end the group (its int holds nothing above them).
+
+        A group that ends on 3, 5, 6 or 7 bytes (a 56-bit timestamp) stays open: should
+        the next fields be bits too, they fill it to a struct int (7 + 1 bytes: one ``Q``,
+        no bytes object and no ``int.from_bytes``).  Its lines go to ``post`` at once (an
+        inline composite's construction after them uses them); anything else settles it.
+        """
+        self.gtop = None  # more bits above the last line: its mask stays
         self.gbits += bits
-        if self.gbits % 8 == 0:
+        if self.gbits % 8:
+            return
+        k = self.gbits // 8
+        if (self.gx or self.gwait) and self.gbits < 64 and k not in _GROUP_CODE:
+            if not self.gwait:
+                self.gwait, self.gfrom = True, len(self.post)
             if top is not None:
-                self.gx[-1] = top
-            k = self.gbits // 8
-            if not self.gx:
-                self.items.append((f"{k}x", None, 0))
-            elif k in _GROUP_CODE:
-                self.items.append((_GROUP_CODE[k], self.gvar, 1))
-                self.post.extend(self.gx)
-            else:
-                raw = self.gvar + "r"
-                self.items.append((f"{k}s", raw, 1))
-                self.post.append(f"{self.gvar} = _ifb({raw}, 'little')")
-                self.post.extend(self.gx)
-            self.so += k
-            self.gbits = 0
+                self.gtop = (len(self.post) + len(self.gx) - 1, top)
+            self.post.extend(self.gx)
             self.gx = []
+            return
+        if top is not None:
+            self.gx[-1] = top
+        self._group_close()
+
+    def _settle(self) -> None:
+        """Close a group kept open at a byte boundary (the next field is not bits)."""
+        if self.gwait:
+            self._group_close()
+
+    def _group_close(self) -> None:
+        k = self.gbits // 8
+        if not self.gx and not self.gwait:
+            self.items.append((f"{k}x", None, 0))
+        elif k in _GROUP_CODE:
+            self.items.append((_GROUP_CODE[k], self.gvar, 1))
+            self.post.extend(self.gx)
+        else:
+            raw = self.gvar + "r"
+            self.items.append((f"{k}s", raw, 1))
+            if self.gtop is not None:  # nothing came after it: unmasked after all
+                self.post[self.gtop[0]] = self.gtop[1]
+            at = self.gfrom if self.gwait else len(self.post)
+            self.post.insert(at, f"{self.gvar} = _ifb({raw}, 'little')")
+            self.post.extend(self.gx)
+        self.so += k
+        self.gbits = 0
+        self.gx = []
+        self.gwait = False
+        self.gtop = None
 
     def to_bits(self) -> None:
         if self.mode == "bits":
             return
+        self._settle()
         self.other_reads = True
         if self.gbits:
             k = (self.gbits + 7) // 8
@@ -203,7 +240,7 @@ class _Deserializer(_Function):
             self.mode = "byte"
             self.so = 0
             self.run_start = 0
-        elif self.gbits:
+        elif self.gbits % 8:
             self._group_add(8 - self.gbits % 8)
 
     def _bits_read(self, bits: int) -> str:
@@ -228,6 +265,7 @@ class _Deserializer(_Function):
         v = target or self.new()
         code = _byte_code(t)
         if step.strategy == "struct" and code is not None:
+            self._settle()
             assert self.gbits == 0
             self.items.append((code, v, 1))
             self.so += bits // 8
@@ -303,6 +341,7 @@ class _Deserializer(_Function):
         el = t.element
         cap = t.capacity
         path = step.path
+        self._settle()
         v = self.new("a")
         large = _is_large(t)
         if t.fixed:
