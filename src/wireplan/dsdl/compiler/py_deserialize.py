@@ -1,4 +1,4 @@
-"""The deserializer emitter: a plan's steps as the body of a decoding routine."""
+"""The deserializer emitter (one concern): a plan's steps as the body of a decoding routine."""
 
 from __future__ import annotations
 
