@@ -43,7 +43,7 @@ def run(out: TextIO, workdir: pathlib.Path) -> None:
     print(
         f"   converted {onnx_path.name} -> {ort_path.name} ({ort_path.stat().st_size} bytes, "
         f"format version {version}) in {first * 1e3:.1f} ms "
-        f"(first call: reads the operator schemas), {again * 1e3:.1f} ms again",
+        f"(first call: reads the operator schemas), {again * 1e3:.1f} ms again, fsync included",
         file=out,
     )
     with reader.load(ort_path) as om:
