@@ -368,7 +368,8 @@ def _weights_model() -> onnx.ModelProto:
             numpy_helper.from_array(np.array([2.0, 1.0], np.float32), "scales"),
         ],
     )
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    # IR 8: what onnxruntime 1.15 (the oldest release tested) still loads
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
 
 
 def test_inferred_types_match_onnx_on_the_whole_model() -> None:
@@ -398,7 +399,11 @@ def test_expansion_keeps_the_weights(tmp_path: Path) -> None:
         assert inits[proto.name].raw_data.tobytes() == proto.raw_data
     src = tmp_path / "m.onnx"
     onnx.save(model, src)
-    convert(src, tmp_path / "m.ort", optimization="none")
+    from wireplan.ort import onnxruntime_door
+    from wireplan.ort.writer import FORMAT_VERSIONS
+
+    version = max(set(onnxruntime_door.loadable_format_versions()) & set(FORMAT_VERSIONS))
+    convert(src, tmp_path / "m.ort", optimization="none", format_version=version)
     feeds = {"x": np.random.default_rng(4).standard_normal((8, 8)).astype(np.float32)}
     assert_same(run(str(tmp_path / "m.ort"), feeds), run(model.SerializeToString(), feeds))
 
