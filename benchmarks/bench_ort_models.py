@@ -603,10 +603,9 @@ def main(argv: list[str] | None = None) -> int:
             onnxruntime=ort.__version__,
             wireplan=_wireplan_version(),
         ),
-        "method": f"`tests/ort_write/shipped.py`'s models, in one process, warm page cache "
-        f"(CPU caches flushed before each load case), one "
-        f"intra-op thread; {args.repeat} rounds after an untimed one, order rotated; medians "
-        f"(min-max); ratios: median of per-round ratios; steady state: {args.runs} runs "
+        "method": f"`tests/ort_write/shipped.py`'s models, warm page cache (CPU caches flushed "
+        f"per load case), one intra-op thread; {args.repeat} rounds after an untimed one, order "
+        f"rotated; medians (min-max), ratios per round; steady state: {args.runs} runs "
         f"after {_WARMUP} warm-up runs",
         **tables,
     }
