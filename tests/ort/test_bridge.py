@@ -408,6 +408,33 @@ def test_expansion_keeps_the_weights(tmp_path: Path) -> None:
     assert_same(run(str(tmp_path / "m.ort"), feeds), run(model.SerializeToString(), feeds))
 
 
+def test_expansion_strips_only_onnx_constants() -> None:
+    """A node of another domain named Constant may hold a graph: the copy given to the
+    inliner keeps it whole, so the nodes are counted as they were chosen and the HardSwish
+    in its subgraph is expanded like the one outside."""
+    sub = helper.make_graph(
+        [helper.make_node("HardSwish", ["x"], ["s"])],
+        "sub",
+        [],
+        [helper.make_tensor_value_info("s", TensorProto.FLOAT, [2])],
+    )
+    graph = helper.make_graph(
+        [
+            helper.make_node("Constant", ["x"], ["c"], domain="x.custom", body=sub),
+            helper.make_node("HardSwish", ["c"], ["y"]),
+        ],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])],
+    )
+    opsets = [helper.make_opsetid("", 17), helper.make_opsetid("x.custom", 1)]
+    model = helper.make_model(graph, opset_imports=opsets, ir_version=8)
+    om = from_onnx(model, expand=lambda *args: args[1] == "HardSwish")
+    (body,) = [a.g for a in om.graph.nodes[0].attributes if a.g is not None]
+    assert [n.op_type for n in body.nodes] == ["HardSigmoid", "Mul"]
+    assert [n.op_type for n in om.graph.nodes] == ["Constant", "HardSigmoid", "Mul"]
+
+
 def test_from_onnx_rejects_non_utf8_strings() -> None:
     graph = helper.make_graph(
         [helper.make_node("Identity", ["x"], ["y"])],

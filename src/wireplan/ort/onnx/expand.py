@@ -33,7 +33,7 @@ def _all_nodes(g: onnx.GraphProto) -> Iterator[onnx.NodeProto]:
     holders = _GRAPH_HOLDERS
     for nd in g.node:
         yield nd
-        if nd.op_type not in holders and nd.domain in ("", "ai.onnx"):
+        if nd.op_type not in holders and nd.domain in ONNX_DOMAINS:
             continue
         for a in nd.attribute:
             if a.type == onnx.AttributeProto.GRAPH:
@@ -264,9 +264,16 @@ def _inline_nodes(
     out = onnx.ModelProto()
     out.CopyFrom(proto)
     del out.graph.initializer[:]
-    held: dict[str, onnx.NodeProto] = {}  # output -> the Constant node as it was
+    # output -> the Constant node as it was (ONNX's Constant holds no graph: stripping it
+    # keeps the node order the chosen indices count in)
+    held: dict[str, onnx.NodeProto] = {}
     for nd, original in zip(out.graph.node, proto.graph.node, strict=True):
-        if nd.op_type == "Constant" and len(nd.output) == 1 and nd.output[0]:
+        if (
+            nd.op_type == "Constant"
+            and nd.domain in ONNX_DOMAINS
+            and len(nd.output) == 1
+            and nd.output[0]
+        ):
             held[nd.output[0]] = original
             del nd.attribute[:]
     names: dict[int, str] = {}  # id of a body -> its function name

@@ -541,7 +541,7 @@ def _copy_skeleton(model: onnx.ModelProto, into: onnx.ModelProto) -> None:
     # the node's output becomes a typed input.
     kept = []
     for nd in src.node:
-        if nd.op_type == "Constant" and nd.domain in ("", "ai.onnx") and len(nd.attribute) == 1:
+        if nd.op_type == "Constant" and nd.domain in ONNX_DOMAINS and len(nd.attribute) == 1:
             a = nd.attribute[0]
             if a.name == "value" and len(nd.output) == 1 and not _skeleton_keeps(a.t):
                 _typed_input(g, nd.output[0], a.t)
