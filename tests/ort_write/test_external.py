@@ -21,7 +21,13 @@ from wireplan.ort import load, writer
 from wireplan.ort.onnx.read import from_onnx
 from wireplan.ort.onnx.save import convert_ort_to_onnx
 from wireplan.ort.onnx.to_proto import to_onnx
-from wireplan.ort.reader import companion_file, external_offsets, payload_offsets, tensor_paths
+from wireplan.ort.reader import (
+    companion_file,
+    external_offsets,
+    field_byte,
+    payload_offsets,
+    tensor_paths,
+)
 from wireplan.ort.sessions import session
 
 
@@ -322,6 +328,24 @@ def test_missing_short_and_truncated_companions(ext: Path) -> None:
         load(ext, verify="all")  # the whole file verified: the companion is checked at once
     assert (again.value.offset, again.value.path) == (info.value.offset, info.value.path)
     assert info.value.path == "$.model.graph.initializers[0].external_data_offset"
+
+
+def test_copies_and_views_raise_the_first_problem_alike(ext: Path) -> None:
+    """A missing companion and a damaged table after it: ``copy=True`` raises what a
+    zero-copy load raises, the first problem in decode order (found by the fuzzer)."""
+    buf = bytearray(ext.read_bytes())
+    at = field_byte(bytes(buf), "$.kernel_type_str_resolver.op_kernel_type_str_args[0]")
+    table = at + int.from_bytes(buf[at : at + 4], "little")
+    buf[table : table + 4] = (-(1 << 30)).to_bytes(4, "little", signed=True)  # its vtable
+    (ext.parent / "m.ort.data").unlink()
+    for source in (bytes(buf), ext):  # a buffer has no companion; the file's is missing
+        errors = []
+        for copy in (False, True):
+            with pytest.raises(DecodeError, match="external") as info:
+                load(source, copy=copy, verify="all")
+            errors.append((info.value.offset, info.value.path))
+        assert errors[0] == errors[1]
+        assert errors[0][1] == "$.model.graph.initializers[0].external_data_offset"
 
 
 def test_nothing_resolves_outside_the_models_folder(ext: Path, tmp_path: Path) -> None:

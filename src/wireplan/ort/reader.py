@@ -199,6 +199,15 @@ def _fields(buffer: Any, path: str) -> _Where:
     return where
 
 
+def _decoded(reader: TableReader, pos: int) -> _Where:
+    """The ``where`` of the tensor a reader's hook is handed, decoded at ``pos``."""
+
+    def where(field: str) -> tuple[int, str]:
+        return reader.field_position("Tensor", pos, field) or pos, f"$.{field}"
+
+    return where
+
+
 def _attach_copies(model: OrtModel, companion: _Companion, main: Any, threads: int | None) -> None:
     """Copy every external tensor of an eagerly decoded model out of the companion
     (``copy=True``): ``threads`` threads, byte-identical to a serial copy."""
@@ -215,8 +224,8 @@ class _Companion:
     """The external data of one load, opened when the first external tensor needs it.
 
     :meth:`attach` is the reader's hook for ``Tensor`` tables (a zero-copy load checks
-    each external tensor and points it at the companion as it is decoded); :meth:`view`
-    also serves the eager walk of ``copy=True``.  Errors name the byte of the .ort that
+    each external tensor and points it at the companion as it is decoded); :meth:`check`
+    is that of ``copy=True``, whose copies :meth:`view` serves after the decode.  Errors name the byte of the .ort that
     holds the field at fault.  Once mapped for a model (:meth:`serve`), the companion
     becomes part of the model's source (:class:`ModelFiles`), closed with it.
     """
@@ -242,13 +251,18 @@ class _Companion:
         if t.external_data_offset < 0 or t.raw_data.shape[0]:
             return t
 
-        def where(field: str) -> tuple[int, str]:
-            return reader.field_position("Tensor", pos, field) or pos, f"$.{field}"
-
-        v = self.view(t, where)
+        v = self.view(t, _decoded(reader, pos))
         if v.flags.writeable:
             v.flags.writeable = False
         t.raw_data = v
+        return t
+
+    def check(self, reader: TableReader, pos: int, t: Tensor) -> Tensor:
+        """``t`` unchanged, once its bytes are known to be in the companion: the hook of
+        ``copy=True``, which copies them after decoding (:func:`_attach_copies`) but
+        raises a missing or short companion where a zero-copy load does, in decode order."""
+        if t.external_data_offset >= 0 and not t.raw_data.shape[0]:
+            self.view(t, _decoded(reader, pos))
         return t
 
     def view(self, t: Tensor, where: _Where) -> Array:
@@ -390,7 +404,7 @@ def _decode(
         lazy=not copy,
         verify=verify == "all",
         layout=layout,
-        after=None if copy else {"Tensor": ("external_data_offset", companion.attach)},
+        after={"Tensor": ("external_data_offset", companion.check if copy else companion.attach)},
         views=_VIEWS,
     )
     root = reader.root_position(FILE_IDENTIFIER)
