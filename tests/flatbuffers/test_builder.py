@@ -409,3 +409,123 @@ def test_packing_functions_are_written_once(monkeypatch: pytest.MonkeyPatch) -> 
     assert sorted(written) == ["Item", "Item shape", "Item shape", "Root", "Root shape"]
     assert bytes(build_bytes(b, value)) == first
     assert len(written) == 5
+
+
+def _repeats_schema() -> Schema:
+    s = Schema(root="Wrap", file_identifier=b"")
+    s.struct("Vec3", ("x", _s("float32")), ("y", _s("float32")), ("z", _s("float32")))
+    s.table("Dim", Field("v", 0, _s("int64")), Field("p", 1, STR))
+    s.table("Leaf", Field("id", 0, _s("uint16")), Field("weight", 1, _s("float64"), default=1.5))
+    s.table("Item", Field("name", 0, STR, key=True))
+    s.union("Thing", Leaf=1, Item=2)
+    s.table(
+        "Sub",
+        Field("name", 0, STR),
+        Field("dims", 1, _v(TypeRef("table", "Dim"))),
+        Field("pos", 2, TypeRef("struct", "Vec3")),
+        Field("thing", 4, TypeRef("union", "Thing")),
+        Field("bytes", 5, _v(_s("uint8"))),
+        Field("inner", 6, TypeRef("table", "Sub")),
+        Field("items", 7, _v(TypeRef("table", "Item"))),
+    )
+    s.table("Wrap", Field("tag", 0, STR), Field("subs", 1, _v(TypeRef("table", "Sub"))))
+    s.table("Root", Field("wraps", 0, _v(TypeRef("table", "Wrap"))))
+    s.check()
+    return s
+
+
+REPEATS = _repeats_schema()
+dims = st.lists(
+    st.fixed_dictionaries({}, optional={"v": i64, "p": st.text(max_size=3)}), max_size=4
+)
+subs = st.recursive(
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "name": st.text(max_size=5),
+            "dims": dims,
+            "pos": st.tuples(f32, f32, f32),
+            "thing": st.one_of(
+                st.builds(Union, st.just("Leaf"), st.fixed_dictionaries({"id": st.integers(0, 9)})),
+                st.builds(Union, st.just("Item"), st.fixed_dictionaries({"name": text})),
+            ),
+            "bytes": st.binary(max_size=9),
+            "items": st.lists(st.fixed_dictionaries({"name": text}), max_size=3),
+        },
+    ),
+    lambda inner: st.fixed_dictionaries({"inner": inner, "name": st.text(max_size=2)}),
+    max_leaves=3,
+)
+
+
+@st.composite
+def repeated(draw: st.DrawFn) -> dict[str, Any]:
+    """Wraps whose subs are drawn, with repetition, from a few values: equal subtrees at
+    every position modulo 8 (the tags' lengths vary) and depth."""
+    pool = draw(st.lists(subs, min_size=1, max_size=4))
+    picks = st.lists(st.sampled_from(pool), max_size=8)
+    wraps = st.fixed_dictionaries({"tag": st.text(max_size=7), "subs": picks})
+    return {"wraps": draw(st.lists(wraps, min_size=1, max_size=5))}
+
+
+def _key(value: Any) -> Any:
+    return repr(value)  # equal reprs: equal values (no arrays here)
+
+
+@settings(max_examples=200, deadline=None)
+@given(value=repeated())
+def test_repeats_write_the_bytes_packing_would(value: dict[str, Any]) -> None:
+    plain = Builder(REPEATS)
+    copying = Builder(REPEATS, repeats={"Sub": _key, "Dim": _key, "Item": _key})
+    want = bytes(build_bytes(plain, value, root_table="Root"))
+    assert bytes(build_bytes(copying, value, root_table="Root")) == want
+    assert bytes(build_bytes(copying, value, root_table="Root")) == want  # the builder reused
+
+
+def test_repeats_copy_and_keep_the_limits() -> None:
+    sub = {"name": "s", "dims": [{"v": 1, "p": "a"}, {"v": -2}], "thing": Union("Leaf", {"id": 3})}
+    value = {"wraps": [{"tag": "t" * i, "subs": [sub, sub]} for i in range(9)]}
+    copying = Builder(REPEATS, repeats={"Sub": _key})
+    want = bytes(build_bytes(Builder(REPEATS), value, root_table="Root"))
+    assert bytes(build_bytes(copying, value, root_table="Root")) == want  # packers written
+    calls = []
+    sub_pack = copying._tables["Dim"].pack
+
+    def counted(st_: Any, v: Any, path: Any) -> int:
+        calls.append(1)
+        return int(sub_pack(st_, v, path))
+
+    copying._tables["Dim"].pack = counted  # Dim tables are packed only inside a packed Sub
+    assert bytes(build_bytes(copying, value, root_table="Root")) == want
+    # packed: the first two Subs at each position modulo 8 (0 or 4 here); the others copied
+    assert len(calls) <= 2 * 2 * 2
+    tables = 1 + 9 + 18 * 4  # Root, the wraps, each Sub with its two Dims and the Leaf
+    for limit, fails in ((tables, False), (tables - 1, True)):
+        for repeats in ({}, {"Sub": _key}):
+            b = Builder(REPEATS, max_tables=limit, repeats=repeats)
+            if fails:
+                with pytest.raises(EncodeError, match=f"more than {limit} tables"):
+                    build_bytes(b, value, root_table="Root")
+            else:
+                assert bytes(build_bytes(b, value, root_table="Root")) == want
+    with pytest.raises(NotFoundError, match="no table 'Nope'"):
+        Builder(REPEATS, repeats={"Nope": _key})
+
+
+def test_repeats_and_what_copies_cannot_see() -> None:
+    """A substitute a repeated value could hold, a vector aligned past 8, a large vector:
+    the same bytes as packing each time."""
+    sub = {"name": "s", "bytes": b"abc", "dims": [{"v": 1}]}
+    value = {"wraps": [{"tag": "t" * i, "subs": [sub, sub, sub]} for i in range(4)]}
+    dim = sub["dims"][0]
+    cases: list[tuple[dict[str, Any], dict[str, Any]]] = [
+        ({}, {"substitutes": {id(dim): {"v": 7}}}),
+        ({"field_alignment": {("Sub", "bytes"): 16}}, {}),
+        ({"large_bytes": 2}, {}),
+    ]
+    for options, build in cases:
+        want = bytes(build_bytes(Builder(REPEATS, **options), value, root_table="Root", **build))
+        b = Builder(REPEATS, repeats={"Sub": _key}, **options)
+        assert bytes(build_bytes(b, value, root_table="Root", **build)) == want, options
+        if "substitutes" in build:
+            assert want.count(struct.pack("<q", 7)) == 12

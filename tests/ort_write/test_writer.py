@@ -401,6 +401,61 @@ def test_many_nodes(tmp_path: Path) -> None:
         assert len(om.graph.nodes) == 3000
 
 
+def _plain(v: Any) -> Any:
+    """A type table (object or view) as nested tuples of its fields."""
+    if v is None or isinstance(v, (int, str)):
+        return v
+    if isinstance(v, list) or type(v).__name__ == "TableList":
+        return tuple(_plain(x) for x in v)
+    fields = [name for name in v.__slots__ if not name.startswith("_")]
+    return (type(v).__name__.removesuffix("View"), *[(f, _plain(getattr(v, f))) for f in fields])
+
+
+def test_types_packed_once_and_copied_read_back_as_given() -> None:
+    """Values of a few recurring types (dim params, denotations, unknown dims, no shape, a
+    sequence): the builder copies the recurring ones; each reads back as it was given."""
+    from onnx import TensorProto as TP
+    from onnx import helper as h
+
+    from wireplan.ort.encoder import type_key
+    from wireplan.ort.onnx.read import from_onnx
+
+    kinds = [
+        h.make_tensor_value_info("", TP.FLOAT, ["N", 3, 64, 64]),
+        h.make_tensor_value_info("", TP.FLOAT, [1, 3, 64, 64]),
+        h.make_tensor_value_info("", TP.FLOAT, [1, 3, 32, 32]),
+        h.make_tensor_value_info("", TP.INT64, None),
+        h.make_tensor_value_info("", TP.FLOAT, [None, "T"]),
+        h.make_tensor_value_info("", TP.FLOAT, []),
+    ]
+    kinds[0].type.tensor_type.shape.dim[1].denotation = "DATA_CHANNEL"
+    kinds[1].type.denotation = "TENSOR"
+    nodes, infos, prev = [], [], "x"
+    for i in range(40):
+        info = onnx.ValueInfoProto()
+        info.CopyFrom(kinds[i * 7 % len(kinds)])
+        info.name = "v" * (i % 9 + 1) + str(i)  # names of every length: every position mod 8
+        nodes.append(h.make_node("Identity", [prev], [info.name]))
+        infos.append(info)
+        prev = info.name
+    graph = h.make_graph(
+        nodes,
+        "g",
+        [h.make_tensor_value_info("x", TP.FLOAT, None)],
+        [h.make_tensor_value_info(prev, TP.FLOAT, None)],
+        value_info=infos,
+    )
+    model = h.make_model(graph, opset_imports=[h.make_opsetid("", 17)])
+    model.ir_version = 8
+    given = from_onnx(model)
+    want = {v.name: _plain(v.type) for v in given.graph.node_args}
+    keys = {type_key(v.type) for v in given.graph.node_args}
+    assert None not in keys and len(keys) == len(kinds) + 1  # x and the last: no shape
+    with load(bytes(wireplan.ort.to_bytes(model))) as om:
+        assert {v.name: _plain(v.type) for v in om.graph.node_args} == want
+    assert type_key(None) is None and type_key(given) is None
+
+
 def test_session_options() -> None:
     with pytest.raises(ArgumentError, match="crashes"):
         session("x.ort", config={"session.use_ort_model_bytes_directly": "1"})

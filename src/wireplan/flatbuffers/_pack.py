@@ -123,9 +123,27 @@ class _Settings(Protocol):
 class _State:
     """One build: the metadata buffer, the vtable cache, the large vectors pending."""
 
-    __slots__ = ("buf", "builder", "count", "depth", "pending", "subst", "tables", "vtables")
+    __slots__ = (
+        "buf",
+        "builder",
+        "count",
+        "depth",
+        "log",
+        "overaligned",
+        "pending",
+        "repeats",
+        "subst",
+        "tables",
+        "vtables",
+    )
 
-    def __init__(self, builder: _Settings, substitutes: Mapping[int, Any] | None = None) -> None:
+    def __init__(
+        self,
+        builder: _Settings,
+        substitutes: Mapping[int, Any] | None = None,
+        *,
+        repeats: bool = True,
+    ) -> None:
         self.builder = builder
         self.depth = -1  # of the table being placed (the root: 0)
         self.count = 0  # tables placed
@@ -134,6 +152,10 @@ class _State:
         self.buf = bytearray()
         self.vtables: dict[bytes, int] = {}
         self.pending: list[_Pending] = []
+        # Subtrees packed once, copied for equal values (:func:`repeating`).
+        self.repeats: dict[Any, _Packed] | None = {} if repeats else None
+        self.log: list[int] | None = None  # where tables are placed, while a subtree is recorded
+        self.overaligned = False  # a vector aligned past 8 was placed (Aligned)
 
     # Each placement appends to ``buf`` and returns the absolute offset of what it placed.
 
@@ -227,6 +249,8 @@ class _State:
         if type(v) is Aligned:
             alignment = check_alignment(v.alignment, most=MAX_ALIGNMENT, path=render_path(path))
             v = v.value
+        if alignment > 8:
+            self.overaligned = True
         kind = elem.kind
         if kind == "scalar" or kind == "enum":
             return self.scalar_vector(elem, v, alignment, path, where)
@@ -273,6 +297,8 @@ class _State:
         the objects, in order."""
         buf = self.buf
         n = len(v)
+        if alignment > 8:
+            self.overaligned = True
         a = max(4, alignment)
         pos = align_up(len(buf) + 4, a) - 4
         if pos > len(buf):
@@ -360,6 +386,89 @@ class _State:
             payloads.append((data, nbytes, name))
         plan.reserve(total)
         return BuildResult(plan, meta, tuple(payloads))
+
+
+class _Packed(NamedTuple):
+    """A subtree as first packed at ``start``, its root and its tables (from ``start``);
+    once it recurs, its bytes as an integer (little-endian) and the mask of its tables'
+    vtable offsets (1 at the lowest byte of each)."""
+
+    start: int
+    size: int
+    root: int
+    tables: tuple[int, ...]
+    data: int = 0
+    mask: int = -1
+
+
+def repeating(pack: Callable[[_State, Any, _Path], int], key_of: Callable[[Any], Any]) -> Any:
+    """``pack`` for a table whose equal values (``key_of(value)``, ``None``: not known) are
+    packed once per build and then copied.
+
+    A copy placed ``shift`` bytes after the first is its bytes, each table's vtable offset
+    (``table - vtable``, positive: vtables precede their tables) increased by ``shift``:
+    the offsets inside the subtree are relative and stay.  The copy starts at the same
+    position modulo 8 (after the padding to 4 every table starts with) and depth as the
+    first (both are in the key), so it is the bytes packing it again would write.  A subtree is recorded only if it wrote no vtable of its
+    own (it is recorded at its next occurrence), no large vector and no vector aligned
+    past 8.  A value is packed as usual the first time, packed again and recorded the
+    second, and copied from then on; its bytes are read back from the buffer at the third.
+    """
+
+    def repeat(st: _State, value: Any, path: _Path) -> int:
+        cache = st.repeats
+        key = None if cache is None else key_of(value)
+        if key is None:
+            return pack(st, value, path)
+        assert cache is not None
+        buf = st.buf
+        # A table starts at a multiple of 4 or 8: the padding to 4 is the same either way.
+        pad = -len(buf) & 3
+        k = (key, (len(buf) + pad) & 7, st.depth)
+        hit = cache.get(k)
+        if hit is None:  # the first: packed as it is (most types of a graph recur, not all)
+            cache[k] = _SEEN
+            return pack(st, value, path)
+        if pad:
+            buf += _ZEROS[pad]
+        start = len(buf)
+        if hit.size:
+            if hit.mask < 0:
+                first = hit.start
+                cache[k] = hit = hit._replace(
+                    data=int.from_bytes(buf[first : first + hit.size], "little"),
+                    mask=sum(1 << (8 * t) for t in hit.tables),
+                )
+            shift = start - hit.start
+            buf += (hit.data + shift * hit.mask).to_bytes(hit.size, "little")
+            tables = hit.tables
+            st.count += len(tables)
+            if st.count > st.builder.max_tables:
+                st.refuse(st.depth + 1, path)
+            if st.log is not None:
+                st.log.extend(start + t for t in tables)
+            return start + hit.root
+        # the second: packed again, where its tables go recorded
+        outer, st.log = st.log, []
+        vtables, pending, overaligned = len(st.vtables), len(st.pending), st.overaligned
+        st.overaligned = False
+        try:
+            pos = pack(st, value, path)
+        finally:
+            log, st.log = st.log, outer
+        assert log is not None
+        if outer is not None:
+            outer.extend(log)
+        fits = not st.overaligned
+        st.overaligned = overaligned or not fits
+        if fits and len(st.vtables) == vtables and len(st.pending) == pending:
+            cache[k] = _Packed(start, len(buf) - start, pos - start, tuple(t - start for t in log))
+        return pos
+
+    return repeat
+
+
+_SEEN = _Packed(0, 0, 0, ())  # a key met once
 
 
 _ZEROS = [bytes(n) for n in range(8)]

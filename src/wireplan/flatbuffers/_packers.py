@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from wireplan.flatbuffers._compiled import _REF, _SCALAR, _STRUCT, _UTYPE, _Entry, _Shape, _Table
-from wireplan.flatbuffers._pack import _ZEROS
+from wireplan.flatbuffers._pack import _ZEROS, repeating
 
 if TYPE_CHECKING:
     from wireplan.flatbuffers._pack import _State
@@ -42,12 +42,16 @@ def _form_of(tv: type) -> int:
     return _OBJECT
 
 
-def lazy_packer(ct: _Table, max_depth: int, max_tables: int) -> Packer:
-    """A packer of ``ct`` that writes the real one (:func:`table_packer`) when first called."""
+def lazy_packer(
+    ct: _Table, max_depth: int, max_tables: int, key_of: Callable[[Any], Any] | None = None
+) -> Packer:
+    """A packer of ``ct`` that writes the real one (:func:`table_packer`) when first called;
+    with ``key_of``, one that copies the subtrees of equal values (:func:`._pack.repeating`)."""
 
     def first(st: _State, value: Any, path: Any) -> int:
         if ct.pack is first:  # callers that bound ``ct.pack`` before keep calling this
-            ct.pack = table_packer(ct, max_depth, max_tables)
+            real = table_packer(ct, max_depth, max_tables)
+            ct.pack = real if key_of is None else repeating(real, key_of)
         return ct.pack(st, value, path)
 
     return first
@@ -201,6 +205,8 @@ def _place(
     w("  buf += ZEROS[pad]")
     w(" pos = len(buf)")
     w(" buf += BLANK")
+    w(" if st.log is not None:")
+    w("  st.log.append(pos)")
     w(" st.depth = depth")
     args = ["pos - vt"]
     for j, (_, e, off) in enumerate(shape.layout):

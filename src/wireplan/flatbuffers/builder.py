@@ -105,6 +105,10 @@ class Builder:
       value in the field its ``type`` names): only the selector and the
       fields listed for its value are written; a value not listed writes
       every field.
+    - ``repeats``: ``{table: key}`` for tables whose values recur (an ONNX value's
+      type): values with the same ``key(value)`` (``None``: unknown) pack to the same
+      bytes, so each is packed once per build and then copied, its vtable offsets moved
+      (the key must tell apart values that pack differently).  The file is the same.
     - ``too_large_hint``: what the error for a layout past 2 GiB suggests.
     - ``max_depth`` / ``max_tables``: refuse (``EncodeError``) a value whose
       tables nest deeper than ``max_depth`` (the root at depth 0) or that has
@@ -121,6 +125,7 @@ class Builder:
         omit_empty_strings: bool = False,
         keep_empty: Collection[tuple[str, str]] = (),
         variants: Mapping[str, tuple[str, Mapping[Any, Collection[str]]]] | None = None,
+        repeats: Mapping[str, Callable[[Any], Any]] | None = None,
         too_large_hint: str = "store large vectors outside the buffer (external data)",
         max_depth: int | None = None,
         max_tables: int | None = None,
@@ -172,8 +177,33 @@ class Builder:
                     raise NotFoundError(f"table {tname} has no fields {sorted(unknown)}")
                 wanted = set(chosen) | {selector}
                 ct.variants[value] = [f for f in ct.fields if f[0] in wanted]
+        repeats = dict(repeats or {})
+        for tname in repeats:
+            if tname not in self._tables:
+                raise NotFoundError(f"schema has no table {tname!r}")
+        self._in_repeats = self._reachable(repeats)
         for ct in self._tables.values():
-            ct.pack = lazy_packer(ct, self.max_depth, self.max_tables)
+            ct.pack = lazy_packer(ct, self.max_depth, self.max_tables, repeats.get(ct.name))
+
+    def _reachable(self, names: Collection[str]) -> frozenset[str]:
+        """The tables in values of ``names`` (them included)."""
+        seen, todo = set(names), list(names)
+        while todo:
+            for _, e, e2 in self._tables[todo.pop()].fields:
+                t = (e2 if e2 is not None else e).type
+                if t.kind == "vector" and t.element is not None:
+                    t = t.element
+                if t.kind == "table":
+                    found = [t.name]
+                elif t.kind == "union":
+                    found = list(self.schema.unions[t.name].members.values())
+                else:
+                    found = []
+                for name in found:
+                    if name not in seen:
+                        seen.add(name)
+                        todo.append(name)
+        return frozenset(seen)
 
     def _entry(self, table: str, name: str) -> _Entry:
         ct = self._tables.get(table)
@@ -303,12 +333,19 @@ class Builder:
         copied only when the plan is executed.  ``substitutes`` maps the
         ``id()`` of a table value inside ``root`` to the value to write in
         its place (the caller keeps both alive during the call), which lets
-        a caller patch a few tables of a large object tree without copying it.
+        a caller patch a few tables of a large object tree without copying it
+        (a substitute of a table that a ``repeats`` value may hold turns the copies off).
         """
         ident = self.schema.file_identifier if file_identifier is None else file_identifier
         if ident and len(ident) != 4:
             raise EncodeError(f"file identifier must be 4 bytes, not {ident!r}")
-        state = _State(self, substitutes)
+        # A copy of a repeated subtree would not see a substitute inside it: none may be
+        # a table such a subtree can hold (mappings could be any table).
+        repeats = not any(
+            isinstance(v, Mapping) or type(v).__name__ in self._in_repeats
+            for v in (substitutes or {}).values()
+        )
+        state = _State(self, substitutes, repeats=repeats)
         buf = state.buf
         buf += bytes(4)
         if ident:

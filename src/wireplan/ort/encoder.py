@@ -35,7 +35,17 @@ from wireplan.core.progress import Tally
 from wireplan.errors import ArgumentError, EncodeError
 from wireplan.flatbuffers.builder import Builder, BuildResult
 from wireplan.ort.graph import MAX_DEPTH, MAX_TABLES, walk_graphs, walk_tensors
-from wireplan.ort.model import KernelTypeStrResolver, OrtModel, Tensor, companion_path
+from wireplan.ort.model import (
+    Dimension,
+    DimensionValue,
+    KernelTypeStrResolver,
+    OrtModel,
+    Shape,
+    Tensor,
+    TensorTypeAndShape,
+    TypeInfo,
+    companion_path,
+)
 from wireplan.ort.schema import ATTRIBUTE_TYPE, ORT_SCHEMA, TENSOR_DATA_TYPE
 
 __all__ = [
@@ -109,6 +119,40 @@ _TOO_LARGE = (
 )
 
 
+_NO_VALUE = ("no value",)  # a Dimension without a DimensionValue, in a type's key
+
+
+def type_key(t: Any) -> Any:
+    """What the bytes of a tensor type (a ``TypeInfo``) depend on, as a tuple; ``None`` for
+    other values (and views), which are packed each time.
+
+    Most values of a graph share a few types (a float tensor of N x C x H x W): the
+    builder packs each type once and copies it (``repeats``).
+    """
+    if type(t) is not TypeInfo:
+        return None
+    v = t.value
+    if type(v) is not TensorTypeAndShape:
+        return None
+    shape = v.shape
+    if shape is None:
+        return (t.denotation, v.elem_type, None)
+    if type(shape) is not Shape:
+        return None
+    dims: list[Any] = []
+    for d in shape.dim:
+        if type(d) is not Dimension:
+            return None
+        dv = d.value
+        if dv is None:
+            dims += (d.denotation, _NO_VALUE, 0, "")
+        elif type(dv) is DimensionValue and type(dv.dim_value) is int:
+            dims += (d.denotation, dv.dim_type, dv.dim_value, dv.dim_param)
+        else:
+            return None
+    return (t.denotation, v.elem_type, tuple(dims))
+
+
 @functools.cache
 def _builder(alignment: int) -> Builder:
     return Builder(
@@ -119,6 +163,7 @@ def _builder(alignment: int) -> Builder:
         keep_empty=KEEP_EMPTY,
         # An Attribute carries only the field of its type, as onnxruntime writes it.
         variants={"Attribute": ("type", ATTRIBUTE_VALUE)},
+        repeats={"TypeInfo": type_key},
         max_depth=MAX_DEPTH,
         max_tables=MAX_TABLES,
         limits_why="onnxruntime's verifier refuses such an .ort",
