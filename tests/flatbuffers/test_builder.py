@@ -90,7 +90,9 @@ def roots(depth: int) -> st.SearchStrategy[dict[str, Any]]:
             st.lists(st.integers(0, 255), max_size=10).map(lambda x: np.array(x, np.uint8)),
         ),
         "floats": st.lists(f32, max_size=10),
-        "longs": st.lists(i64, max_size=6).map(lambda x: np.array(x, dtype=">i8")),
+        "longs": st.tuples(st.lists(i64, max_size=6), st.sampled_from([">i8", "<i8"])).map(
+            lambda x: np.array(x[0], dtype=x[1])
+        ),
         "names": st.lists(text, max_size=5),
         "items": st.lists(items, max_size=5),
         "edges": st.lists(edges, max_size=4),

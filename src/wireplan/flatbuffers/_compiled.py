@@ -12,6 +12,8 @@ import struct
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import numpy as np
+
 from wireplan.core.plan import align_up
 from wireplan.flatbuffers.schema import StructDef, TypeRef
 
@@ -26,6 +28,7 @@ class _Entry:
         "align",
         "code",
         "default",
+        "elements",
         "enum",
         "keep_empty",
         "kind",
@@ -67,6 +70,8 @@ class _Entry:
         #: (a vector of tables: ``target`` is its elements' compiled table).
         self.ref = 0
         self.target: _Table | None = None
+        #: For a vector of scalars: the elements' little-endian dtype and size.
+        self.elements: tuple[np.dtype[Any], int] | None = None
 
 
 class _Shape:

@@ -317,6 +317,26 @@ class _State:
         struct.pack_into(f"<{n}I", buf, first, *targets)
         return pos
 
+    def numbers(self, v: np.ndarray[Any, Any], size: int, a: int, path: _Path, where: int) -> int:
+        """A vector of numbers given as an array of their own little-endian dtype, its first
+        element at a multiple of ``a`` (``size``: an element's bytes)."""
+        nbytes = v.nbytes
+        if nbytes >= self.builder.large_bytes:
+            self.pending.append(_Pending(v, v.dtype, a, path, v.size, where))
+            return -1
+        if a > 8:
+            self.overaligned = True
+        buf = self.buf
+        if not nbytes:
+            a = max(4, size)  # an empty vector has no first element to align
+        pad = -(len(buf) + 4) & (a - 1)
+        if pad:
+            buf += bytes(pad)
+        pos = len(buf)
+        buf += _U32.pack(v.size)
+        buf += v.tobytes()
+        return pos
+
     def scalar_vector(self, elem: TypeRef, v: Any, alignment: int, path: _Path, where: int) -> int:
         sc = self.builder.schema.scalar_of(elem)
         dtype = _LE[sc.fmt]

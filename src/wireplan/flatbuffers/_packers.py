@@ -19,6 +19,8 @@ import struct
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from wireplan.flatbuffers._compiled import _REF, _SCALAR, _STRUCT, _UTYPE, _Entry, _Shape, _Table
 from wireplan.flatbuffers._pack import _ZEROS, repeating
 
@@ -182,6 +184,7 @@ def _place(
         "BLANK": shape.zeros,
         "PACK": shape.packer.pack_into,
         "ZEROS": _ZEROS,
+        "ndarray": np.ndarray,
     }
     values = "".join(f", v{i}" for i in range(n))
     src = [f"def pack(st, path{values}):"]
@@ -225,10 +228,25 @@ def _place(
             elem = ns[f"X{j}"] = e.type.element
             call = f"st.vector(X{j}, {v}, (path, {name}), pos + {off}, {e.align})"
             if elem is not None and elem.kind in ("table", "string"):
-                # a non-empty list straight to its references; anything else checked first
+                # a non-empty list straight to its references, an empty one to its length
+                # (4 zero bytes); anything else checked first
                 ns[f"T{j}"] = e.target if elem.kind == "table" else None
-                w(f" if type({v}) is list and {v}:")
-                w(f"  a{j} = st.refs_vector(T{j}, {v}, (path, {name}), {e.align})")
+                w(f" if type({v}) is list:")
+                w(f"  if {v}:")
+                w(f"   a{j} = st.refs_vector(T{j}, {v}, (path, {name}), {e.align})")
+                w("  else:")
+                w("   if len(buf) & 3:")
+                w("    buf += ZEROS[-len(buf) & 3]")
+                w(f"   a{j} = len(buf)")
+                w("   buf += ZEROS[4]")
+                w(" else:")
+                w(f"  a{j} = {call}")
+            elif e.elements is not None:
+                # a numpy array of the wire's own type: its bytes as they are
+                ns[f"D{j}"], size = e.elements
+                a = max(4, size, e.align)
+                w(f" if type({v}) is ndarray and {v}.dtype is D{j}:")
+                w(f"  a{j} = st.numbers({v}, {size}, {a}, (path, {name}), pos + {off})")
                 w(" else:")
                 w(f"  a{j} = {call}")
             else:

@@ -61,6 +61,7 @@ from wireplan.core.plan import check_alignment
 from wireplan.errors import ArgumentError, EncodeError, NotFoundError
 from wireplan.flatbuffers._compiled import _REF, _SCALAR, _STRUCT, _UTYPE, _Entry, _Table
 from wireplan.flatbuffers._pack import (
+    _LE,
     _U32,
     LARGE_BYTES,
     MAX_ALIGNMENT,
@@ -152,6 +153,9 @@ class Builder:
                     ref.target = self._tables[ref.type.name]
                 elif ref.kind == _REF and ref.type.element and ref.type.element.kind == "table":
                     ref.target = self._tables[ref.type.element.name]  # a vector's elements
+                elif ref.kind == _REF and ref.type.element and ref.type.element.kind in _NUMBERS:
+                    sc = schema.scalar_of(ref.type.element)
+                    ref.elements = (_LE[sc.fmt], sc.size)
         for (tname, fname), alignment in (field_alignment or {}).items():
             entry = self._entry(tname, fname)
             if entry.type.kind != "vector":
@@ -359,6 +363,7 @@ class Builder:
 
 
 _UNLIMITED = 1 << 62
+_NUMBERS = ("scalar", "enum")
 
 
 def build_bytes(

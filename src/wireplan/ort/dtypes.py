@@ -107,6 +107,8 @@ def shape_problem(dims: Any, itemsize: int = 1) -> str | None:
     2**63 - 1 bytes even with the zero dimensions left out (numpy refuses
     such a shape whatever the element count).
     """
+    if type(dims) is np.ndarray:
+        dims = dims.tolist()  # Python ints: one conversion, not one per element
     if len(dims) > MAX_RANK:
         return f"{len(dims)} dimensions, more than {MAX_RANK}"
     size = itemsize
@@ -122,6 +124,8 @@ def shape_problem(dims: Any, itemsize: int = 1) -> str | None:
 
 def element_count(dims: Any) -> int:
     """The number of elements of a tensor of shape ``dims`` (checked with :func:`shape_problem`)."""
+    if type(dims) is np.ndarray:
+        dims = dims.tolist()
     count = 1
     for d in dims:
         count *= int(d)
