@@ -122,7 +122,7 @@ def emit_unit(context: ModuleContext, unit: Unit, plan: TypePlan) -> list[str]:
         lines += [f"    if n >= {minb}:", "        b = data", "        try:"]
         if is_union:
             lines.extend(_tag_read(context, tag_code, len(t.fields), "b", "0", " " * 12))
-            lines.append(f"            r = _TV_{ident}[t](b, n)")
+            lines.append(f"            r = _TV_{ident}[t](b)")
             lines.append("            if r is not None:")
             lines.append("                return r")
         else:
@@ -176,18 +176,29 @@ def _variant(
 
 def _top_variants(context: ModuleContext, unit: Unit, plan: TypePlan) -> list[str]:
     """A union's variants decoded from offset 0 (the top level): constant offsets up to
-    the first variable length, and no ``(value, offset)`` pair to build and unpack.  Each
-    returns the union, or ``None`` when the data ended before the variant did (the
-    caller then pads)."""
+    the first variable length, and no ``(value, offset)`` pair to build and unpack.
+
+    Each ``_tv{k}(b)`` returns the union, or ``None`` when the data ended before the
+    variant did (the caller then pads).  A variant whose every read fails past the end
+    of the data (``plan.variant_bounded``) needs no length: short data raises instead,
+    and the caller pads on that."""
     ident = unit.ident
     tb = unit.t.tag_bits // 8
     lines: list[str] = []
     for k, (_tag, value) in enumerate(plan.variants):
         tv, v = _variant(context, value, tb, 0)
-        lines.append(f"def _tv{k}_{ident}(b, n):")
-        lines.extend(tv.lines)
+        bounded = plan.variant_bounded[k] and not tv.slices
+        lines.append(f"def _tv{k}_{ident}(b):")
+        if not bounded:
+            lines.append("    n = len(b)")
+        # with no end to check, the last offset update may have no use left
+        unused = bounded and tv.advance >= 0 and not tv.read_after
+        lines.extend(line for i, line in enumerate(tv.lines) if not unused or i != tv.advance)
         lines += [f"    u = _new_{ident}()", f"    u._tag = {k}", f"    u._value = {v}"]
-        lines += [f"    if {tv.at(tv.so)} <= n:", "        return u", ""]
+        if bounded:
+            lines += ["    return u", ""]
+        else:
+            lines += [f"    if {tv.at(tv.so)} <= n:", "        return u", ""]
     names = ", ".join(f"_tv{k}_{ident}" for k in range(len(plan.variants)))
     return [*lines, f"_TV_{ident} = ({names},)", ""]
 

@@ -102,7 +102,7 @@ class TypePlan:
     per array element, so the serializer cannot be one expression.
     ``bounded_reads``: every read's length is known before it is made (no bit
     stream, no nested routine), so a read past the end of short data always
-    fails rather than being cut.
+    fails rather than being cut; ``variant_bounded``: the same per union variant.
     """
 
     type: Composite
@@ -114,6 +114,7 @@ class TypePlan:
     one_run: bool
     loops: bool
     bounded_reads: bool
+    variant_bounded: tuple[bool, ...] = ()
 
     def walk(self) -> list[Step]:
         """Every step, in order (union variants one after the other)."""
@@ -374,6 +375,7 @@ def plan_type(t: Composite) -> TypePlan:
     steps: tuple[Step, ...] = ()
     variants: list[tuple[Step, Step]] = []
     bounded = True
+    variant_bounded: list[bool] = []
     loops = False
     if t.union:
         for k, f in enumerate(t.fields):
@@ -384,6 +386,7 @@ def plan_type(t: Composite) -> TypePlan:
             w.finish()
             variants.append((tag, value))
             bounded = bounded and w.bounded
+            variant_bounded.append(w.bounded)
             loops = loops or w.loops
         strategy = "stepwise"
         reason = f"union: a {t.tag_bits}-bit tag, then one routine per variant"
@@ -422,6 +425,7 @@ def plan_type(t: Composite) -> TypePlan:
         one_run=one_run,
         loops=loops,
         bounded_reads=bounded,
+        variant_bounded=tuple(variant_bounded),
     )
 
 

@@ -215,20 +215,30 @@ def _deserialize_lines(
             "            pass",
             f"        return _d_{ident}(_pad(data, {_pad_size(t, maxb, 'len(data)')}), 0, len(data))[0]",
         ]
+    elif minb != maxb and t.union:
+        # the tag read fails on empty data; each variant checks its own end, or its
+        # reads fail past the end (see _top_variants): no length here
+        cls += ["        b = data", "        try:"]
+        cls.extend(_tag_read(context, tag_code, len(t.fields), "b", "0", " " * 12))
+        cls.append(f"            r = _TV_{ident}[t](b)")
+        cls.append("            if r is not None:")
+        cls.append("                return r")
+        cls += [
+            "        except _DecodeError:",
+            "            raise",
+            "        except (_StructError, IndexError, ValueError):",
+            "            pass",
+            "        n = len(data)",
+            f"        return _d_{ident}(_pad(data, {_pad_size(t, maxb, 'n')}), 0, n)[0]",
+        ]
     elif minb != maxb:
         cls += ["        n = len(data)", f"        if n >= {minb}:", "            b = data"]
         cls.append("            try:")
-        if t.union:
-            cls.extend(_tag_read(context, tag_code, len(t.fields), "b", "0", " " * 16))
-            cls.append(f"                r = _TV_{ident}[t](b, n)")
-            cls.append("                if r is not None:")
-            cls.append("                    return r")
-        else:
-            assert top is not None
-            top_des, top_r = top
-            cls.extend("            " + line for line in top_des.lines)
-            cls.append(f"                if {top_des.at(top_des.so)} <= n:")
-            cls.append(f"                    return {top_r}")
+        assert top is not None
+        top_des, top_r = top
+        cls.extend("            " + line for line in top_des.lines)
+        cls.append(f"                if {top_des.at(top_des.so)} <= n:")
+        cls.append(f"                    return {top_r}")
         cls += [
             "            except _DecodeError:",
             "                raise",
