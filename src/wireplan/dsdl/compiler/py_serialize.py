@@ -344,7 +344,9 @@ class _Serializer(_Function):
                 # keeps NaN payload bits
                 head = self._head()
                 data = self._u8(v, head is not None) if code == "B" else f"_pack_f16({v})"
-                self.write(f"{head} + {data}" if head else data)
+                if head:  # two parts: a returning form of many joins them in one copy
+                    self.write(head)
+                self.write(data)
             elif large:
                 # a list goes out with the run in one pack; a numpy array as one tobytes()
                 codes = "".join(c for c, _ in self.items)
