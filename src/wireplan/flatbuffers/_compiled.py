@@ -142,6 +142,7 @@ class _Table:
         "fields",
         "key",
         "key_is_string",
+        "logged",
         "name",
         "pack",
         "shapes",
@@ -156,6 +157,8 @@ class _Table:
         self.shapes: dict[tuple[_Entry, ...], _Shape] = {}
         self.key: str | None = None
         self.key_is_string = False
+        #: Held by a value of a ``repeats`` table: its placement is logged while one is recorded.
+        self.logged = False
         #: With variants: the value of ``variant_field`` selects the fields that are written.
         self.variant_field = ""
         self.variants: dict[Any, list[tuple[str, _Entry, _Entry | None]]] | None = None

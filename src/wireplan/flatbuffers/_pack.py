@@ -326,21 +326,11 @@ class _State:
             return -1
         if a > 8:
             self.overaligned = True
-        buf = self.buf
-        if not nbytes:
-            a = max(4, size)  # an empty vector has no first element to align
-        pad = -(len(buf) + 4) & (a - 1)
-        if pad:
-            buf += bytes(pad)
-        pos = len(buf)
-        buf += _U32.pack(v.size)
-        buf += v.tobytes()
-        return pos
+        return self._inline(v.size, v.tobytes(), a, size)
 
     def scalar_vector(self, elem: TypeRef, v: Any, alignment: int, path: _Path, where: int) -> int:
         sc = self.builder.schema.scalar_of(elem)
         dtype = _LE[sc.fmt]
-        buf = self.buf
         a = max(4, sc.size, alignment)
         if isinstance(v, np.ndarray):
             if sc.size == 1 and v.dtype.itemsize != 1:
@@ -367,11 +357,19 @@ class _State:
                 data = struct.pack(f"<{n}{sc.fmt}", *v)
             except (struct.error, TypeError) as exc:
                 raise EncodeError(f"vector of {sc.name}: {exc}", render_path(path)) from None
-        if not n:
-            a = max(4, sc.size)  # an empty vector has no first element to align
-        pos = align_up(len(buf) + 4, a) - 4
-        buf += bytes(pos - len(buf))
-        buf += _U32.pack(n)
+        return self._inline(n, data, a, sc.size)
+
+    def _inline(self, count: int, data: bytes, a: int, size: int) -> int:
+        """A vector of ``count`` elements of ``size`` bytes, ``data``, its first element
+        at a multiple of ``a``."""
+        if not count:
+            a = max(4, size)  # an empty vector has no first element to align
+        buf = self.buf
+        pad = -(len(buf) + 4) & (a - 1)
+        if pad:
+            buf += bytes(pad)
+        pos = len(buf)
+        buf += _U32.pack(count)
         buf += data
         return pos
 
@@ -452,7 +450,7 @@ def repeating(pack: Callable[[_State, Any, _Path], int], key_of: Callable[[Any],
         if pad:
             buf += _ZEROS[pad]
         start = len(buf)
-        if hit.size:
+        if hit is not _SEEN:
             if hit.mask < 0:
                 first = hit.start
                 cache[k] = hit = hit._replace(

@@ -208,8 +208,9 @@ def _place(
     w("  buf += ZEROS[pad]")
     w(" pos = len(buf)")
     w(" buf += BLANK")
-    w(" if st.log is not None:")
-    w("  st.log.append(pos)")
+    if ct.logged:
+        w(" if st.log is not None:")
+        w("  st.log.append(pos)")
     w(" st.depth = depth")
     args = ["pos - vt"]
     for j, (_, e, off) in enumerate(shape.layout):

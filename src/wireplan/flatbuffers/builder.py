@@ -186,6 +186,8 @@ class Builder:
             if tname not in self._tables:
                 raise NotFoundError(f"schema has no table {tname!r}")
         self._in_repeats = self._reachable(repeats)
+        for tname in self._in_repeats:
+            self._tables[tname].logged = True
         for ct in self._tables.values():
             ct.pack = lazy_packer(ct, self.max_depth, self.max_tables, repeats.get(ct.name))
 
@@ -345,7 +347,7 @@ class Builder:
             raise EncodeError(f"file identifier must be 4 bytes, not {ident!r}")
         # A copy of a repeated subtree would not see a substitute inside it: none may be
         # a table such a subtree can hold (mappings could be any table).
-        repeats = not any(
+        repeats = bool(self._in_repeats) and not any(
             isinstance(v, Mapping) or type(v).__name__ in self._in_repeats
             for v in (substitutes or {}).values()
         )

@@ -208,15 +208,14 @@ def _decoded(reader: TableReader, pos: int) -> _Where:
     return where
 
 
-def _attach_copies(model: OrtModel, companion: _Companion, main: Any, threads: int | None) -> None:
-    """Copy every external tensor of an eagerly decoded model out of the companion
-    (``copy=True``): ``threads`` threads, byte-identical to a serial copy."""
+def _attach_copies(companion: _Companion, threads: int | None) -> None:
+    """Copy the external tensors of an eagerly decoded model out of the companion, as
+    :meth:`_Companion.check` viewed them (``copy=True``): ``threads`` threads,
+    byte-identical to a serial copy."""
     pairs = []
-    for path, t in walk_tensors(model.graph, having="external_data_offset"):
-        if t.external_data_offset >= 0 and t.nbytes == 0:
-            v = companion.view(t, _fields(main, path))
-            t.raw_data = np.empty(v.shape[0], np.uint8)
-            pairs.append((t.raw_data, v))
+    for t, v in companion.viewed:
+        t.raw_data = np.empty(v.shape[0], np.uint8)
+        pairs.append((t.raw_data, v))
     run_copies(pairs, threads=threads)
 
 
@@ -225,12 +224,12 @@ class _Companion:
 
     :meth:`attach` is the reader's hook for ``Tensor`` tables (a zero-copy load checks
     each external tensor and points it at the companion as it is decoded); :meth:`check`
-    is that of ``copy=True``, whose copies :meth:`view` serves after the decode.  Errors name the byte of the .ort that
-    holds the field at fault.  Once mapped for a model (:meth:`serve`), the companion
+    is that of ``copy=True``, which views them in :attr:`viewed` for the copies made
+    after the decode.  Errors name the byte of the .ort that holds the field at fault.  Once mapped for a model (:meth:`serve`), the companion
     becomes part of the model's source (:class:`ModelFiles`), closed with it.
     """
 
-    __slots__ = ("_external_data", "_given", "_label", "_mapped", "_model", "_source")
+    __slots__ = ("_external_data", "_given", "_label", "_mapped", "_model", "_source", "viewed")
 
     def __init__(self, source: Any, external_data: Any) -> None:
         self._source = source  # the .ort's path, or None for a buffer
@@ -239,6 +238,7 @@ class _Companion:
         self._mapped: MappedFile | None = None
         self._model: weakref.ref[OrtModel] | None = None
         self._label = ""
+        self.viewed: list[tuple[Tensor, Array]] = []  # by check(): (tensor, its bytes)
 
     def serve(self, model: OrtModel) -> None:
         """Map the companion, when needed, as part of ``model``'s source."""
@@ -262,7 +262,7 @@ class _Companion:
         ``copy=True``, which copies them after decoding (:func:`_attach_copies`) but
         raises a missing or short companion where a zero-copy load does, in decode order."""
         if t.external_data_offset >= 0 and not t.raw_data.shape[0]:
-            self.view(t, _decoded(reader, pos))
+            self.viewed.append((t, self.view(t, _decoded(reader, pos))))
         return t
 
     def view(self, t: Tensor, where: _Where) -> Array:
@@ -508,7 +508,7 @@ def _load(
             verify=verify,
         )
         if copy:
-            _attach_copies(model, companion, buffer, threads)
+            _attach_copies(companion, threads)
         else:
             model.source = main
             companion.serve(model)
