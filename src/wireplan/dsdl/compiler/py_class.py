@@ -174,6 +174,18 @@ def _pad_size(t: Composite, maxb: int, n: str) -> str:
     return f"{n} + {maxb}" if _skips_bodies(t) else str(maxb)
 
 
+def _padded_after(ident: str, t: Composite, maxb: int, indent: str, n: str) -> list[str]:
+    """What follows a ``try`` on the data as it is (``indent``): a ``DecodeError`` stands,
+    a read past the end takes the padded path (``n``: the data's length)."""
+    return [
+        f"{indent}except _DecodeError:",
+        f"{indent}    raise",
+        f"{indent}except (_StructError, IndexError, ValueError):",
+        f"{indent}    pass",
+        f"        return _d_{ident}(_pad(data, {_pad_size(t, maxb, n)}), 0, {n})[0]",
+    ]
+
+
 def _deserialize_lines(
     context: ModuleContext,
     unit: Unit,
@@ -208,13 +220,7 @@ def _deserialize_lines(
         body = [line for i, line in enumerate(top_des.lines) if not unused or i != top_des.advance]
         cls.extend("        " + line for line in body)
         cls.append(f"            return {top_r}")
-        cls += [
-            "        except _DecodeError:",
-            "            raise",
-            "        except (_StructError, IndexError, ValueError):",
-            "            pass",
-            f"        return _d_{ident}(_pad(data, {_pad_size(t, maxb, 'len(data)')}), 0, len(data))[0]",
-        ]
+        cls += _padded_after(ident, t, maxb, "        ", "len(data)")
     elif minb != maxb and t.union:
         # the tag read fails on empty data; each variant checks its own end, or its
         # reads fail past the end (see _top_variants): no length here
@@ -223,14 +229,7 @@ def _deserialize_lines(
         cls.append(f"            r = _TV_{ident}[t](b)")
         cls.append("            if r is not None:")
         cls.append("                return r")
-        cls += [
-            "        except _DecodeError:",
-            "            raise",
-            "        except (_StructError, IndexError, ValueError):",
-            "            pass",
-            "        n = len(data)",
-            f"        return _d_{ident}(_pad(data, {_pad_size(t, maxb, 'n')}), 0, n)[0]",
-        ]
+        cls += _padded_after(ident, t, maxb, "        ", "len(data)")
     elif minb != maxb:
         cls += ["        n = len(data)", f"        if n >= {minb}:", "            b = data"]
         cls.append("            try:")
@@ -239,13 +238,7 @@ def _deserialize_lines(
         cls.extend("            " + line for line in top_des.lines)
         cls.append(f"                if {top_des.at(top_des.so)} <= n:")
         cls.append(f"                    return {top_r}")
-        cls += [
-            "            except _DecodeError:",
-            "                raise",
-            "            except (_StructError, IndexError, ValueError):",
-            "                pass",
-            f"        return _d_{ident}(_pad(data, {_pad_size(t, maxb, 'n')}), 0, n)[0]",
-        ]
+        cls += _padded_after(ident, t, maxb, "            ", "n")
     elif not t.union:
         first = des.first_unpack
         if (
