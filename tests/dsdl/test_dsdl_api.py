@@ -309,7 +309,7 @@ def test_arrays_option(tmp_path: Path) -> None:
 
 
 def test_equality_of_arrays_of_other_lengths(wp_public: dict[str, ModuleType]) -> None:
-    """Arrays decoded as numpy (64 or more numbers) of two lengths are unequal, not an error."""
+    """Arrays decoded as numpy (64 or more uint8) of two lengths are unequal, not an error."""
     n8 = wp_public["uavcan"].primitive.array.Natural8_1_0
     a, b = n8(value=[1] * 64), n8(value=[1] * 65)
     assert n8.deserialize(a.serialize()) != n8.deserialize(b.serialize())
@@ -318,16 +318,16 @@ def test_equality_of_arrays_of_other_lengths(wp_public: dict[str, ModuleType]) -
 
 @pytest.mark.parametrize(
     ("name", "dtype", "at"),
-    [("Natural8_1_0", "uint8", 64), ("Bit_1_0", "bool", 64),
+    [("Natural8_1_0", "uint8", 32), ("Bit_1_0", "bool", 64),
      ("Integer8_1_0", "int8", 16), ("Natural16_1_0", "uint16", 16),
      ("Real32_1_0", "float32", 16), ("Integer64_1_0", "int64", 16)],
 )  # fmt: skip
 def test_arrays_become_numpy_from_the_documented_length(
     wp_public: dict[str, ModuleType], name: str, dtype: str, at: int
 ) -> None:
-    """Bools and uint8 decode to numpy arrays from 64 elements on, other numbers from 16
-    on (a list below): from bytes and from a bytearray by the fast path, and from input one
-    byte short by the slow path (which zero-extends it)."""
+    """Bools decode to numpy arrays from 64 elements on, uint8 from 32, other numbers from
+    16 on (a list below): from bytes and from a bytearray by the fast path, and from input
+    one byte short by the slow path (which zero-extends it)."""
     import numpy as np
 
     cls = getattr(wp_public["uavcan"].primitive.array, name)

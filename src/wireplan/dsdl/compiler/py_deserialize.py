@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from wireplan.dsdl._bits import LARGE, large_at
+from wireplan.dsdl._bits import large_at
 
 from .model import Array, Composite, Primitive
 from .plan import Step, uint_wrapper
@@ -396,7 +396,7 @@ class _Deserializer(_Function):
                 # bytes too go through the unpack table: faster than a slice, and a
                 # short buffer raises instead of being cut
                 self.emit(f"    {v} = {self._short_numbers(code, count, 'b', 'o')}")
-            elif code == "B" and cap >= LARGE:
+            elif code == "B" and cap >= large_at(code):
                 self.slices = True  # cut silently by a short buffer
                 self.emit(f"{v} = [*b[o:o + {count}]]")  # utf8 / byte text: no table that long
             else:
