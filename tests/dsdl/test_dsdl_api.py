@@ -309,7 +309,7 @@ def test_arrays_option(tmp_path: Path) -> None:
 
 
 def test_equality_of_arrays_of_other_lengths(wp_public: dict[str, ModuleType]) -> None:
-    """Arrays decoded as numpy (64 or more uint8) of two lengths are unequal, not an error."""
+    """uint8 arrays decoded as numpy (64 and 65 elements) are unequal, not an error."""
     n8 = wp_public["uavcan"].primitive.array.Natural8_1_0
     a, b = n8(value=[1] * 64), n8(value=[1] * 65)
     assert n8.deserialize(a.serialize()) != n8.deserialize(b.serialize())
