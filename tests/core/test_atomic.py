@@ -196,3 +196,45 @@ def test_without_durability_a_group_is_restored_on_a_failed_rename(
         write_group([_sized(a, b"new data"), _sized(b, b"new ort")], durable=False)
     assert (a.read_bytes(), b.read_bytes()) == (b"old data", b"old ort")
     assert sorted(os.listdir(tmp_path)) == ["x.data", "x.ort"]
+
+
+@pytest.mark.parametrize("durable", [True, False])
+@pytest.mark.parametrize("exists", [True, False])
+def test_write_over_scratch_reuses_the_scratch_file(
+    tmp_path: Path, durable: bool, exists: bool
+) -> None:
+    """Another program's output beside the target, written over and renamed into place:
+    shorter or longer than it was, with the target's mode, nothing left behind."""
+    from wireplan.core.atomic import scratch_beside, write_over_scratch
+
+    target = tmp_path / "model.ort"
+    if exists:
+        target.write_bytes(b"previous")
+        os.chmod(target, 0o640)
+    for data in (b"x" * 100_000, b"short", np.arange(3 << 20, dtype=np.uint8) * 7):
+        with scratch_beside(target) as scratch:
+            Path(scratch).write_bytes(b"theirs" * 50_000)
+            calls: list[int] = []
+            write_over_scratch(scratch, target, data, durable=durable, progress=calls.append)
+            assert not os.path.exists(scratch)
+        assert target.read_bytes() == bytes(data)
+        assert sum(calls) == memoryview(data).nbytes and calls
+        mode = stat.S_IMODE(os.stat(target).st_mode)
+        assert mode == 0o640 if exists else mode & 0o600 == 0o600
+    assert _leftovers(tmp_path) == []
+
+
+def test_write_over_scratch_failing_keeps_the_previous_file(tmp_path: Path) -> None:
+    from wireplan.core.atomic import scratch_beside, write_over_scratch
+
+    target = tmp_path / "model.ort"
+    target.write_bytes(b"previous")
+    with (
+        scratch_beside(target) as scratch,  # never written: nothing to write over
+        pytest.raises(FileError, match=r"cannot write .*model\.ort"),
+    ):
+        write_over_scratch(scratch, target, b"new")
+    assert target.read_bytes() == b"previous"
+    with pytest.raises(FileError, match="is a directory"):
+        write_over_scratch(tmp_path / "s", tmp_path, b"new")
+    assert _leftovers(tmp_path) == []

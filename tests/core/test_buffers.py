@@ -63,3 +63,19 @@ def test_drop_pages_keeps_the_bytes(tmp_path: Path) -> None:
     owned = data.copy()
     drop_pages(owned)  # not a mapping: left alone
     assert np.array_equal(owned, data)
+
+
+def test_drop_pages_of_many_arrays_releases_their_span(tmp_path: Path) -> None:
+    """Several arrays at once (a batch of small payloads): one release per mapping, from
+    the first array to the last; the bytes stay, other arrays are left alone."""
+    data = np.random.default_rng(3).integers(0, 256, 1 << 20, dtype=np.uint8)
+    (tmp_path / "f.bin").write_bytes(data.tobytes())
+    with MappedFile(tmp_path / "f.bin") as mf:
+        arr = np.frombuffer(mf.buffer, np.uint8)
+        assert int(arr.sum()) == int(data.sum())
+        owned = data[:100].copy()
+        drop_pages(arr[300_000:300_010], owned, arr[10:20], arr[:0], arr[900_000:])
+        assert np.array_equal(arr, data)
+        assert np.array_equal(owned, data[:100])
+        del arr
+    drop_pages()  # nothing to release

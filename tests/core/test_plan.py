@@ -97,3 +97,31 @@ def test_place_accepts_exactly_the_regions_that_overlap_nothing(
             with pytest.raises(ValueError, match="overlaps"):
                 plan.place(offset, length)
     assert [(r.offset, r.length) for r in plan] == accepted
+
+
+@given(st.lists(st.tuples(st.integers(0, 200), st.integers(0, 40)), max_size=40))
+def test_place_each_places_what_place_would(items: list[tuple[int, int]]) -> None:
+    """Many regions at once: in order each costs a comparison; out of order, or
+    overlapping, each goes through place, with its error."""
+    ordered = sorted(items)
+    one, each = Plan(), Plan()
+    expected: list[tuple[int, int]] = []
+    for offset, length in ordered:
+        try:
+            one.place(offset, length, alignment=1, name="v")
+        except ValueError:
+            break
+        expected.append((offset, length))
+    try:
+        each.place_each(((o, n, None) for o, n in ordered), name="v")
+    except ValueError as exc:
+        assert "overlaps" in str(exc)
+        assert len(expected) < len(ordered)
+    assert [(r.offset, r.length) for r in each] == expected
+    assert each.size == one.size
+    unordered = Plan()
+    unordered.place_each([(64, 8, b"b" * 8), (0, 8, b"a" * 8), (8, 0, None)], alignment=8)
+    assert [(r.offset, r.source) for r in unordered] == [(64, b"b" * 8), (0, b"a" * 8), (8, None)]
+    assert unordered.size == 72
+    with pytest.raises(ValueError, match="not a multiple of 8"):
+        unordered.place_each([(100, 4, None)], alignment=8)

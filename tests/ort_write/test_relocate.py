@@ -93,3 +93,50 @@ def test_changes_go_through_the_builder(tmp_path: Path, relocations: list[bool])
             durable=False,
         )  # fmt: skip
     assert relocations == []
+
+
+# (vectors under this size go into the metadata's block, while it stays under this size;
+# the regions of the 1 MiB model's plan: the block and the 4 vectors of 256 KiB outside it)
+BLOCKS = {
+    "every vector a region": (0, 0, 5),
+    "every vector in the block": (1 << 30, 1 << 30, 1),
+    "the block fills up": (1 << 20, 600 << 10, 3),
+}
+
+
+@pytest.mark.parametrize("block", list(BLOCKS))
+def test_small_vectors_travel_with_the_metadata(
+    block: str, tmp_path: Path, relocations: list[bool], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Small payloads are copied into the block that holds the metadata (one region), the
+    others are regions of their own: the same tables, every payload aligned, and, from a
+    scratch file of onnxruntime's (written over, then renamed), the same bytes."""
+    small, limit, regions = BLOCKS[block]
+    monkeypatch.setattr(relocate_module, "_SMALL_VECTOR", small)
+    monkeypatch.setattr(relocate_module, "_SMALL_BLOCK", limit)
+    plans: list[int] = []
+    real = writer.relocate
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        result = real(*args, **kwargs)
+        plans.append(len(result.plan))
+        return result
+
+    monkeypatch.setattr(writer, "relocate", counted)
+    src = save_onnxruntime_ort(models.features(), tmp_path / "f.ort")
+    big = save_onnxruntime_ort(models.weights(1 << 20), tmp_path / "w.ort")
+    for source in (src, big):
+        with load(source) as om:
+            version = int(om.ort_version)
+        dst = tmp_path / "moved.ort"
+        writer.convert_ort_to_ort(source, dst, format_version=version, durable=False)
+        with load(source) as a, load(dst) as b:
+            assert tables(b) == tables(a)
+            assert all(off % 64 == 0 for _, _, off, _ in payload_offsets(b))
+        scratch = tmp_path / ".scratch.ort"
+        scratch.write_bytes(source.read_bytes())
+        writer.rewrite_ort(scratch, tmp_path / "over.ort", format_version=version, scratch=True)
+        assert (tmp_path / "over.ort").read_bytes() == dst.read_bytes()
+        assert not scratch.exists()
+    assert relocations == [True] * 4
+    assert plans[2:] == [regions, regions]

@@ -81,6 +81,7 @@ __all__ = [
     "scratch_beside",
     "write_bytes",
     "write_group",
+    "write_over_scratch",
     "write_plan",
     "write_sized",
 ]
@@ -219,6 +220,56 @@ def scratch_beside(path: str | os.PathLike[str]) -> Iterator[str]:
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+
+
+_PROGRESS_PIECE = 8 << 20
+
+
+def write_over_scratch(
+    scratch: str | os.PathLike[str],
+    path: str | os.PathLike[str],
+    data: Any,
+    *,
+    durable: bool = True,
+    progress: Callable[[int], None] | None = None,
+) -> None:
+    """Put the bytes-like ``data`` at ``path`` atomically, written over ``scratch``.
+
+    ``scratch``: a file in ``path``'s folder whose bytes are no longer needed (one that
+    :func:`scratch_beside` named and another program wrote).  Its pages are written over
+    in place and it is cut to ``len(data)``, then renamed into place as any temporary
+    file here: a new file's pages would have to be allocated, and the scratch file's
+    freed, which costs more than the copy (a 7.5 MB file: 3.5 against 5.4 ms).
+    ``progress(nbytes)``: called after each piece of about 8 MiB written.
+    """
+    target = os.path.abspath(os.fspath(path))
+    tmp = os.fspath(scratch)
+    _check_target(target)
+    view = memoryview(data).cast("B")
+    with _filesystem(target):
+        fd = os.open(tmp, os.O_RDWR | getattr(os, "O_CLOEXEC", 0))
+    try:
+        with _filesystem(target):
+            mode = os.stat(target).st_mode & 0o7777 if os.path.exists(target) else _FILE_MODE
+            os.fchmod(fd, mode)
+            done = 0
+            piece = view.nbytes if progress is None else _PROGRESS_PIECE
+            while done < view.nbytes:
+                k = os.pwrite(fd, view[done : done + piece], done)
+                if k <= 0:
+                    raise FileError(f"could not write {target}", target, errno.EIO)
+                done += k
+                if progress is not None:
+                    progress(k)
+            os.ftruncate(fd, view.nbytes)
+            if durable:
+                os.fsync(fd)
+    finally:
+        os.close(fd)
+    with _filesystem(target):
+        _rename(tmp, target, durable)
+    if durable:
+        _fsync_dir(os.path.dirname(target))
 
 
 _AT_FDCWD = -100

@@ -50,8 +50,13 @@ def view(
     return arr.reshape(shape)
 
 
-def _mapping_of(arr: np.ndarray[Any, Any]) -> tuple[mmap.mmap, int] | None:
-    """The read-only shared mapping an array views and the array's offset in it, if any."""
+def _mapping_of(
+    arr: np.ndarray[Any, Any], starts: dict[int, int] | None = None
+) -> tuple[mmap.mmap, int] | None:
+    """The read-only shared mapping an array views and the array's offset in it, if any.
+
+    ``starts``: the addresses of mappings already looked up (by ``id``), filled as found,
+    for a caller asking of many arrays at once."""
     base: Any = arr
     while isinstance(base, np.ndarray):
         base = base.base
@@ -60,10 +65,14 @@ def _mapping_of(arr: np.ndarray[Any, Any]) -> tuple[mmap.mmap, int] | None:
     mm = base.obj
     if not isinstance(mm, mmap.mmap):
         return None
-    try:
-        start = int(np.frombuffer(mm, dtype=np.uint8, count=1).ctypes.data)
-    except (ValueError, TypeError):  # closed or empty
-        return None
+    start = None if starts is None else starts.get(id(mm))
+    if start is None:
+        try:
+            start = int(np.frombuffer(mm, dtype=np.uint8, count=1).ctypes.data)
+        except (ValueError, TypeError):  # closed or empty
+            return None
+        if starts is not None:
+            starts[id(mm)] = start
     offset = int(arr.ctypes.data) - start
     if offset < 0 or offset + arr.nbytes > len(mm):
         return None
@@ -94,26 +103,37 @@ def file_range(arr: np.ndarray[Any, Any]) -> tuple[int, int] | None:
     return mf._fd, found[1]
 
 
-def drop_pages(arr: np.ndarray[Any, Any]) -> None:
-    """Unmap the resident pages of ``arr`` when it views a read-only file mapping.
+def drop_pages(*arrays: np.ndarray[Any, Any]) -> None:
+    """Unmap the resident pages of each array that views a read-only file mapping.
 
     Copying a large mapped file touches every page, and each stays in the
     process's resident set until unmapped; this returns them (the data stays
-    in the page cache, and the array stays valid: a later access faults the
+    in the page cache, and the arrays stay valid: a later access faults the
     pages in again).  Anything else (owned memory, a writable mapping) is
-    left alone.
+    left alone.  Arrays of one mapping are released as the one span from the
+    first to the last (the bytes between fault in again too, if read): one call
+    for the many small payloads of a batch.
     """
-    found = _mapping_of(arr)
-    if found is None or arr.nbytes == 0:
-        return
-    mm, offset = found
+    starts: dict[int, int] = {}
+    spans: dict[int, tuple[mmap.mmap, int, int]] = {}
+    for arr in arrays:
+        found = _mapping_of(arr, starts) if arr.nbytes else None
+        if found is None:
+            continue
+        mm, offset = found
+        end = offset + arr.nbytes
+        had = spans.get(id(mm))
+        if had is not None:
+            offset, end = min(offset, had[1]), max(end, had[2])
+        spans[id(mm)] = (mm, offset, end)
     page = mmap.PAGESIZE
-    # Neighbouring bytes on the same pages lose nothing either: they fault in again.
-    lo = offset // page * page
-    hi = min(len(mm), -(-(offset + arr.nbytes) // page) * page)
-    if hi > lo:
-        with contextlib.suppress(OSError, ValueError, AttributeError):
-            mm.madvise(mmap.MADV_DONTNEED, lo, hi - lo)
+    for mm, offset, end in spans.values():
+        # Neighbouring bytes on the same pages lose nothing either: they fault in again.
+        lo = offset // page * page
+        hi = min(len(mm), -(-end // page) * page)
+        if hi > lo:
+            with contextlib.suppress(OSError, ValueError, AttributeError):
+                mm.madvise(mmap.MADV_DONTNEED, lo, hi - lo)
 
 
 # O_NONBLOCK: opening a FIFO for reading would wait for a writer forever.

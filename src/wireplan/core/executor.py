@@ -388,8 +388,7 @@ def _write_regions(
         offset, bufs, span, nbytes = batch
         _pwrite_all(fd, bufs, offset)
         if span >= _DROP_BYTES:  # a small batch (a small file) keeps its few pages
-            for b in bufs:
-                drop_pages(b)
+            drop_pages(*bufs)
         return nbytes
 
     total = sum(b[2] for b in batches)
@@ -515,6 +514,5 @@ def execute_file(
         finally:
             with contextlib.suppress(BufferError):
                 mm.close()
-        for _, src, _ in group:
-            drop_pages(src)
+        drop_pages(*(src for _, src, _ in group))
         i = j

@@ -11,9 +11,11 @@ from where its two ends now lie.  What they are comes from the verifier's walk
 :class:`~wireplan.flatbuffers.verify.Layout`), so nothing is read that it has not
 checked.
 
-The plan is the builder's kind (:class:`~wireplan.flatbuffers.builder.BuildResult`:
-the metadata, then each moved vector's length and bytes, viewed from the source),
-so it is written by the same executor.  ``None`` when a buffer does not allow it
+The plan is the builder's kind (:class:`~wireplan.flatbuffers.builder.BuildResult`), so
+it is written by the same executor: one block of the metadata followed by the small moved
+vectors (under 64 KiB, copied in while the block stays under 16 MiB: a region each would
+cost more than its bytes), then each other vector's length and bytes, viewed from the
+source.  ``None`` when a buffer does not allow it
 (table entries the walk does not follow, or objects that overlap what would
 move): build it instead.
 """
@@ -32,6 +34,10 @@ from wireplan.flatbuffers.verify import Layout, every_offset
 __all__ = ["relocate"]
 
 _CUT = 8  # cut in multiples of the largest scalar alignment
+# Vectors under this many bytes are copied into the metadata's block while it stays under
+# _SMALL_BLOCK bytes (so a large model's many small tensors cannot make it large).
+_SMALL_VECTOR = 64 << 10
+_SMALL_BLOCK = 16 << 20
 
 
 def _concat(pairs: list[tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]]) -> tuple[Any, Any]:
@@ -98,19 +104,30 @@ def relocate(buffer: Any, layout: Layout, alignment: int) -> BuildResult | None:
         return p - before[np.searchsorted(start, p, side="right")]
 
     meta_size = n - int(before[-1])
-    # The moved vectors after the metadata: each length right before its aligned bytes.
+    # The moved vectors after the metadata, each length right before its aligned bytes:
+    # the small ones first, copied into the block that holds the metadata (a region each
+    # would cost more than its bytes), as long as the block stays small; then the others.
     data = np.empty(start.size, np.int64)
     pos = meta_size
-    for k, size in enumerate(nbytes.tolist()):
-        d = align_up(pos + 4, step)
-        data[k] = d
-        pos = d + size
+    small = (nbytes < _SMALL_VECTOR).tolist()
+    for in_block in (True, False):
+        for k, size in enumerate(nbytes.tolist()):
+            if small[k] is in_block:
+                d = align_up(pos + 4, step)
+                if in_block and d + size > _SMALL_BLOCK:
+                    small[k] = False  # the block is full: this one is a region
+                    continue
+                data[k] = d
+                pos = d + size
+        if in_block:
+            block_size = pos
     total = pos
     if total > MAX_BUFFER_SIZE:
         return None
 
     src = np.frombuffer(mv, np.uint8)
-    meta = np.empty(meta_size, np.uint8)
+    block = np.zeros(block_size, np.uint8)  # the padding between vectors: zeros
+    meta = block[:meta_size]
     at = m = 0  # the next byte to keep, and where it goes
     for s, c in zip(np.append(start, n).tolist(), np.append(cut, 0).tolist(), strict=True):
         meta[m : m + s - at] = src[at:s]
@@ -139,14 +156,20 @@ def relocate(buffer: Any, layout: Layout, alignment: int) -> BuildResult | None:
     table = moved_to(table)
     every_offset(meta, "<i4")[table] = table - moved_to(vtable)
 
-    plan = Plan()
-    plan.place(0, meta_size, source=meta, name="metadata")
     name = ".".join(layout.field)
-    payloads = []
-    for s, d, size in zip(start.tolist(), data.tolist(), nbytes.tolist(), strict=True):
-        plan.place(d - 4, 4, alignment=4, source=bytes(mv[s : s + 4]), name=f"{name}:length")
-        plan.place(d, size, alignment=alignment, source=src[s + 4 : s + 4 + size], name=name)
-        payloads.append((d, size, name))
+    moves = list(zip(start.tolist(), data.tolist(), nbytes.tolist(), small, strict=True))
+    # each vector's length and bytes, as they lie together in the source
+    for s, d, size, inside in moves:
+        if inside:
+            block[d - 4 : d + size] = src[s : s + 4 + size]
+    plan = Plan()
+    plan.place(0, block_size, source=block, name="metadata")
+    plan.place_each(
+        ((d - 4, 4 + size, src[s : s + 4 + size]) for s, d, size, inside in moves if not inside),
+        alignment=4,
+        name=name,
+    )
+    payloads = [(d, size, name) for _, d, size, _ in moves]
     plan.reserve(total)
     return BuildResult(plan, meta_size, tuple(payloads))
 
@@ -167,7 +190,9 @@ def _offsets_apart(
         return False
     ds, de = _concat(layout.data)
     ds, de = np.append(ds, start), np.append(de, end)  # the moved vectors' bytes too
-    # a patched span [p, p + 4) meets [s, e) when s - 4 < p < e
+    # a patched span [p, p + 4) meets [s, e) when s - 4 < p < e: when the first p past
+    # s - 4 lies before e
+    if not patched.size:
+        return True
     first = np.searchsorted(patched, ds - 3, side="left")
-    last = np.searchsorted(patched, de, side="left")
-    return not (last > first).any()
+    return not (patched[np.minimum(first, patched.size - 1)] < de)[first < patched.size].any()

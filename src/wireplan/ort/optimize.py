@@ -19,7 +19,8 @@ converter's session settings); the writing is wireplan's planned writer, with it
 
 - onnxruntime writes the optimized .ort itself, in a temporary file beside ``dst``, and
   the writer re-plans it as it re-writes any .ort: the graph, its typed values, runtime
-  optimization records and kernel type string resolver as onnxruntime made them.
+  optimization records and kernel type string resolver as onnxruntime made them (its
+  tensors not checked again; up to 128 MiB, the result written over that file).
   onnxruntime builds that .ort in memory (peak RSS about 1.5x the weights), and its
   FlatBuffers builder stops at 2 GiB (constant folding can grow the weights): this is the
   route up to 1.5 GiB of weights, and in the fixed style with onnxruntime 1.20 or later up
@@ -42,7 +43,7 @@ from wireplan.core.atomic import scratch_beside
 from wireplan.core.buffers import MappedFile
 from wireplan.errors import ArgumentError, PeerError
 from wireplan.ort import onnxruntime_door as door
-from wireplan.ort.writer import convert_onnx_to_ort, convert_ort_to_ort
+from wireplan.ort.writer import convert_onnx_to_ort, rewrite_ort
 
 __all__ = ["DEFAULT_LEVEL", "DEFAULT_STYLE", "LEVELS", "STYLES", "convert_optimized"]
 
@@ -109,7 +110,7 @@ def convert_optimized(
                 src, Path(theirs), level=level, runtime_records=optimization == "runtime",
                 target_platform=target_platform, as_ort=True,
             )  # fmt: skip
-            convert_ort_to_ort(theirs, dst, **options)
+            rewrite_ort(theirs, dst, scratch=True, **options)
         return
     folder = Path(dst).resolve().parent
     with tempfile.TemporaryDirectory(dir=folder, prefix=".wireplan-optimize-") as tmp:

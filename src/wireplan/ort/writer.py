@@ -24,8 +24,10 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from wireplan.core.atomic import write_over_scratch
 from wireplan.core.buffers import MappedFile
 from wireplan.core.plan import Plan, check_alignment
+from wireplan.core.progress import Tally
 from wireplan.errors import ArgumentError, EncodeError
 from wireplan.flatbuffers.builder import MAX_ALIGNMENT, BuildResult
 from wireplan.flatbuffers.relocate import relocate
@@ -384,32 +386,82 @@ def convert_ort_to_ort(
     A source with external data reads its companion file; ``external_data``
     decides whether ``dst`` has one.  Other options as in :func:`save`.
     """
+    rewrite_ort(
+        src,
+        dst,
+        format_version=format_version,
+        alignment=alignment,
+        threads=threads,
+        progress=progress,
+        durable=durable,
+        float16_casts=float16_casts,
+        external_data=external_data,
+        size_threshold=size_threshold,
+    )
+
+
+# A re-planned .ort up to this size is written over the scratch file it came from, after
+# being assembled in memory (larger: into a new file, payloads copied by the kernel).
+_OVER_SCRATCH_BYTES = 128 << 20
+
+
+def rewrite_ort(
+    src: str | os.PathLike[str],
+    dst: str | os.PathLike[str],
+    *,
+    format_version: int = 6,
+    alignment: int = 64,
+    threads: int | None = None,
+    progress: Progress | None = None,
+    durable: bool = True,
+    float16_casts: bool | None = False,
+    external_data: bool = False,
+    size_threshold: int = DEFAULT_SIZE_THRESHOLD,
+    scratch: bool = False,
+) -> None:
+    """:func:`convert_ort_to_ort`.  ``scratch``: ``src`` is a scratch file beside ``dst``
+    that onnxruntime has just written (:func:`wireplan.core.atomic.scratch_beside`).  Its
+    tensors are not checked again (onnxruntime's session refuses a payload that disagrees
+    with its shape before it saves; the FlatBuffer is verified all the same), and a small
+    result is written over it (:func:`wireplan.core.atomic.write_over_scratch`).
+    """
     format_version = check_format_version(format_version)
     check_alignment(alignment, most=MAX_ALIGNMENT)
     check_threads(threads)
     layout = Layout(("Tensor", "raw_data"))
     with load_with_layout(src, layout) as om:
-        check_tensors(om)  # a DecodeError at the byte of the bad field, not an EncodeError
+        if not scratch:
+            check_tensors(om)  # a DecodeError at the byte of the bad field, not an EncodeError
+        result = None
         same_form = om.ort_version == str(format_version) and not (external_data or float16_casts)
         if same_form and isinstance(om.source, MappedFile):
             # every table as it is, only the payloads moved: no table is rebuilt
             result = relocate(om.source.buffer, layout, alignment)
-            if result is not None:
-                encoder.write_ort(result, dst, threads=threads, progress=progress, durable=durable)
-                return
-        if om.ort_version in _HASH_FORMATS:
-            _refuse_hashed_optimizations(om)
-            if om.kernel_type_str_resolver is None:
-                _rebuild_resolver(om)
-        save(
-            om,
-            dst,
-            alignment=alignment,
-            threads=threads,
-            progress=progress,
-            durable=durable,
-            float16_casts=float16_casts,
-            format_version=format_version,
-            external_data=external_data,
-            size_threshold=size_threshold,
-        )
+        if result is None:
+            if om.ort_version in _HASH_FORMATS:
+                _refuse_hashed_optimizations(om)
+                if om.kernel_type_str_resolver is None:
+                    _rebuild_resolver(om)
+            save(
+                om,
+                dst,
+                alignment=alignment,
+                threads=threads,
+                progress=progress,
+                durable=durable,
+                float16_casts=float16_casts,
+                format_version=format_version,
+                external_data=external_data,
+                size_threshold=size_threshold,
+            )
+            return
+        if not (scratch and result.size <= _OVER_SCRATCH_BYTES):
+            encoder.write_ort(result, dst, threads=threads, progress=progress, durable=durable)
+            return
+        out = encoder.to_buffer(result, threads)  # all read before a byte of src is written
+        del result
+    tally = None
+    if progress is not None:
+        progress(0, len(out))
+        tally = Tally(progress, len(out))
+    write_over_scratch(src, dst, out, durable=durable, progress=tally)
