@@ -20,7 +20,7 @@ converter's session settings); the writing is wireplan's planned writer, with it
 - onnxruntime writes the optimized .ort itself, in a temporary file beside ``dst``, and
   the writer re-plans it as it re-writes any .ort: the graph, its typed values, runtime
   optimization records and kernel type string resolver as onnxruntime made them (its
-  tensors not checked again; up to 128 MiB, the result written over that file).
+  tensors not checked again; up to 16 MiB, the result written over that file).
   onnxruntime builds that .ort in memory (peak RSS about 1.5x the weights), and its
   FlatBuffers builder stops at 2 GiB (constant folding can grow the weights): this is the
   route up to 1.5 GiB of weights, and in the fixed style with onnxruntime 1.20 or later up

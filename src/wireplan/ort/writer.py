@@ -400,9 +400,11 @@ def convert_ort_to_ort(
     )
 
 
-# A re-planned .ort up to this size is written over the scratch file it came from, after
-# being assembled in memory (larger: into a new file, payloads copied by the kernel).
-_OVER_SCRATCH_BYTES = 128 << 20
+# A re-planned .ort up to this size is assembled in memory and written over the scratch file
+# it came from; larger ones go to a new file, their payloads copied by the kernel.  With a
+# clean page cache, a fixed-style convert: 11 MB 44.8 against 48.2 ms (over the scratch
+# file against a new one), 69 MB 229.6 against 214.6 ms.
+_OVER_SCRATCH_BYTES = 16 << 20
 
 
 def rewrite_ort(
