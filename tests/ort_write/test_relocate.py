@@ -135,7 +135,9 @@ def test_small_vectors_travel_with_the_metadata(
             assert all(off % 64 == 0 for _, _, off, _ in payload_offsets(b))
         scratch = tmp_path / ".scratch.ort"
         scratch.write_bytes(source.read_bytes())
-        writer.rewrite_ort(scratch, tmp_path / "over.ort", format_version=version, scratch=True)
+        writer.convert_ort_to_ort(
+            scratch, tmp_path / "over.ort", format_version=version, _scratch=True
+        )
         assert (tmp_path / "over.ort").read_bytes() == dst.read_bytes()
         assert not scratch.exists()
     assert relocations == [True] * 4

@@ -43,7 +43,7 @@ from wireplan.core.atomic import scratch_beside
 from wireplan.core.buffers import MappedFile
 from wireplan.errors import ArgumentError, PeerError
 from wireplan.ort import onnxruntime_door as door
-from wireplan.ort.writer import convert_onnx_to_ort, rewrite_ort
+from wireplan.ort.writer import convert_onnx_to_ort, convert_ort_to_ort
 
 __all__ = ["DEFAULT_LEVEL", "DEFAULT_STYLE", "LEVELS", "STYLES", "convert_optimized"]
 
@@ -110,7 +110,7 @@ def convert_optimized(
                 src, Path(theirs), level=level, runtime_records=optimization == "runtime",
                 target_platform=target_platform, as_ort=True,
             )  # fmt: skip
-            rewrite_ort(theirs, dst, scratch=True, **options)
+            convert_ort_to_ort(theirs, dst, _scratch=True, **options)
         return
     folder = Path(dst).resolve().parent
     with tempfile.TemporaryDirectory(dir=folder, prefix=".wireplan-optimize-") as tmp:

@@ -355,6 +355,13 @@ def _rebuild_resolver(model: OrtModel) -> None:
         ) from None
 
 
+# A re-planned .ort up to this size is assembled in memory and written over the scratch file
+# it came from; larger ones go to a new file, their payloads copied by the kernel.  With a
+# clean page cache, a fixed-style convert: 11 MB 44.8 against 48.2 ms (over the scratch
+# file against a new one), 69 MB 229.6 against 214.6 ms.
+_OVER_SCRATCH_BYTES = 16 << 20
+
+
 def convert_ort_to_ort(
     src: str | os.PathLike[str],
     dst: str | os.PathLike[str],
@@ -367,6 +374,7 @@ def convert_ort_to_ort(
     float16_casts: bool | None = False,
     external_data: bool = False,
     size_threshold: int = DEFAULT_SIZE_THRESHOLD,
+    _scratch: bool = False,
 ) -> None:
     """Re-write the .ort file ``src`` as format ``format_version`` (6 or 5) at ``dst``.
 
@@ -385,83 +393,57 @@ def convert_ort_to_ort(
     default: the source already holds the graph as its runtime executes it.
     A source with external data reads its companion file; ``external_data``
     decides whether ``dst`` has one.  Other options as in :func:`save`.
-    """
-    rewrite_ort(
-        src,
-        dst,
-        format_version=format_version,
-        alignment=alignment,
-        threads=threads,
-        progress=progress,
-        durable=durable,
-        float16_casts=float16_casts,
-        external_data=external_data,
-        size_threshold=size_threshold,
-    )
 
-
-# A re-planned .ort up to this size is assembled in memory and written over the scratch file
-# it came from; larger ones go to a new file, their payloads copied by the kernel.  With a
-# clean page cache, a fixed-style convert: 11 MB 44.8 against 48.2 ms (over the scratch
-# file against a new one), 69 MB 229.6 against 214.6 ms.
-_OVER_SCRATCH_BYTES = 16 << 20
-
-
-def rewrite_ort(
-    src: str | os.PathLike[str],
-    dst: str | os.PathLike[str],
-    *,
-    format_version: int = 6,
-    alignment: int = 64,
-    threads: int | None = None,
-    progress: Progress | None = None,
-    durable: bool = True,
-    float16_casts: bool | None = False,
-    external_data: bool = False,
-    size_threshold: int = DEFAULT_SIZE_THRESHOLD,
-    scratch: bool = False,
-) -> None:
-    """:func:`convert_ort_to_ort`.  ``scratch``: ``src`` is a scratch file beside ``dst``
-    that onnxruntime has just written (:func:`wireplan.core.atomic.scratch_beside`).  Its
-    tensors are not checked again (onnxruntime's session refuses a payload that disagrees
-    with its shape before it saves; the FlatBuffer is verified all the same), and a small
-    result is written over it (:func:`wireplan.core.atomic.write_over_scratch`).
+    ``_scratch`` is :mod:`wireplan.ort.optimize`'s: ``src`` is a scratch file beside
+    ``dst`` that onnxruntime has just written (:func:`wireplan.core.atomic.scratch_beside`).
+    Its tensors are not checked again (onnxruntime's session refuses a payload that
+    disagrees with its shape before it saves; the FlatBuffer is verified all the same),
+    and a result up to 16 MiB is written over it
+    (:func:`wireplan.core.atomic.write_over_scratch`).
     """
     format_version = check_format_version(format_version)
     check_alignment(alignment, most=MAX_ALIGNMENT)
     check_threads(threads)
     layout = Layout(("Tensor", "raw_data"))
     with load_with_layout(src, layout) as om:
-        if not scratch:
+        if not _scratch:
             check_tensors(om)  # a DecodeError at the byte of the bad field, not an EncodeError
-        result = None
         same_form = om.ort_version == str(format_version) and not (external_data or float16_casts)
         if same_form and isinstance(om.source, MappedFile):
             # every table as it is, only the payloads moved: no table is rebuilt
             result = relocate(om.source.buffer, layout, alignment)
-        if result is None:
-            if om.ort_version in _HASH_FORMATS:
-                _refuse_hashed_optimizations(om)
-                if om.kernel_type_str_resolver is None:
-                    _rebuild_resolver(om)
-            save(
-                om,
-                dst,
-                alignment=alignment,
-                threads=threads,
-                progress=progress,
-                durable=durable,
-                float16_casts=float16_casts,
-                format_version=format_version,
-                external_data=external_data,
-                size_threshold=size_threshold,
-            )
-            return
-        if not (scratch and result.size <= _OVER_SCRATCH_BYTES):
-            encoder.write_ort(result, dst, threads=threads, progress=progress, durable=durable)
-            return
-        out = encoder.to_buffer(result, threads)  # all read before a byte of src is written
-        del result
+            if result is not None and _scratch and result.size <= _OVER_SCRATCH_BYTES:
+                # all read before a byte of src is written over (the mapping stays, unread)
+                _write_over(encoder.to_buffer(result, threads), src, dst, progress, durable)
+                return
+            if result is not None:
+                encoder.write_ort(result, dst, threads=threads, progress=progress, durable=durable)
+                return
+        if om.ort_version in _HASH_FORMATS:
+            _refuse_hashed_optimizations(om)
+            if om.kernel_type_str_resolver is None:
+                _rebuild_resolver(om)
+        save(
+            om,
+            dst,
+            alignment=alignment,
+            threads=threads,
+            progress=progress,
+            durable=durable,
+            float16_casts=float16_casts,
+            format_version=format_version,
+            external_data=external_data,
+            size_threshold=size_threshold,
+        )
+
+
+def _write_over(
+    out: bytearray,
+    src: str | os.PathLike[str],
+    dst: str | os.PathLike[str],
+    progress: Progress | None,
+    durable: bool,
+) -> None:
     tally = None
     if progress is not None:
         progress(0, len(out))
