@@ -109,8 +109,9 @@ def test_small_vectors_travel_with_the_metadata(
     block: str, tmp_path: Path, relocations: list[bool], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Small payloads are copied into the block that holds the metadata (one region), the
-    others are regions of their own: the same tables, every payload aligned, and, from a
-    scratch file of onnxruntime's (written over, then renamed), the same bytes."""
+    others are regions of their own: the same tables, every payload aligned.  From a
+    scratch file of onnxruntime's: the same bytes, all in the block and written over the
+    scratch file (then renamed), or past the scratch route's limit as any re-write."""
     small, limit, regions = BLOCKS[block]
     monkeypatch.setattr(relocate_module, "_SMALL_VECTOR", small)
     monkeypatch.setattr(relocate_module, "_SMALL_BLOCK", limit)
@@ -134,11 +135,16 @@ def test_small_vectors_travel_with_the_metadata(
             assert tables(b) == tables(a)
             assert all(off % 64 == 0 for _, _, off, _ in payload_offsets(b))
         scratch = tmp_path / ".scratch.ort"
-        scratch.write_bytes(source.read_bytes())
-        writer.convert_ort_to_ort(
-            scratch, tmp_path / "over.ort", format_version=version, _scratch=True
-        )
-        assert (tmp_path / "over.ort").read_bytes() == dst.read_bytes()
-        assert not scratch.exists()
-    assert relocations == [True] * 4
-    assert plans[2:] == [regions, regions]
+        for over in (True, False):
+            scratch.write_bytes(source.read_bytes())
+            with monkeypatch.context() as m:
+                if not over:
+                    m.setattr(writer, "_OVER_SCRATCH_BYTES", 1024)
+                writer.convert_ort_to_ort(
+                    scratch, tmp_path / "over.ort", format_version=version, _scratch=True
+                )
+            assert (tmp_path / "over.ort").read_bytes() == dst.read_bytes()
+            assert scratch.exists() is not over  # a new file leaves it to its owner
+    assert relocations == [True] * 6
+    # the 1 MiB model: re-written, over the scratch file (all in the block), past the limit
+    assert plans[3:] == [regions, 1, regions]

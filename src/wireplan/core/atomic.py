@@ -70,7 +70,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
-from wireplan.core.executor import execute_file
+from wireplan.core.executor import execute_file, pwrite_all
 from wireplan.core.plan import Plan
 from wireplan.errors import FileError
 
@@ -185,6 +185,11 @@ def _filesystem(target: str) -> Iterator[None]:
         raise FileError(reason, e.filename or target, e.errno) from e
 
 
+def _target_mode(target: str) -> int:
+    """The permission bits a new file at ``target`` gets: the previous file's, else the default."""
+    return os.stat(target).st_mode & 0o7777 if os.path.exists(target) else _FILE_MODE
+
+
 def _check_target(target: str) -> None:
     if os.path.isdir(target):
         raise FileError(f"cannot write {target}: it is a directory", target, errno.EISDIR)
@@ -250,17 +255,13 @@ def write_over_scratch(
         fd = os.open(tmp, os.O_RDWR | getattr(os, "O_CLOEXEC", 0))
     try:
         with _filesystem(target):
-            mode = os.stat(target).st_mode & 0o7777 if os.path.exists(target) else _FILE_MODE
-            os.fchmod(fd, mode)
-            done = 0
+            os.fchmod(fd, _target_mode(target))
             piece = view.nbytes if progress is None else _PROGRESS_PIECE
-            while done < view.nbytes:
-                k = os.pwrite(fd, view[done : done + piece], done)
-                if k <= 0:
-                    raise FileError(f"could not write {target}", target, errno.EIO)
-                done += k
+            for done in range(0, view.nbytes, piece):
+                part = view[done : done + piece]
+                pwrite_all(fd, [part], done)
                 if progress is not None:
-                    progress(k)
+                    progress(part.nbytes)
             os.ftruncate(fd, view.nbytes)
             if durable:
                 os.fsync(fd)
@@ -319,8 +320,7 @@ def _temporary_beside(path: str | os.PathLike[str], durable: bool) -> Iterator[t
     fd, tmp = _make_temporary(target)
     try:
         with _filesystem(target):
-            mode = os.stat(target).st_mode & 0o7777 if os.path.exists(target) else _FILE_MODE
-            os.fchmod(fd, mode)
+            os.fchmod(fd, _target_mode(target))
         yield fd, tmp
         with _filesystem(target):
             if durable:
@@ -460,10 +460,7 @@ def write_group(files: Sequence[SizedFile], *, durable: bool = True) -> None:
             temps.append((tmp, target))
             try:
                 with _filesystem(target):
-                    mode = (
-                        os.stat(target).st_mode & 0o7777 if os.path.exists(target) else _FILE_MODE
-                    )
-                    os.fchmod(fd, mode)
+                    os.fchmod(fd, _target_mode(target))
                     os.ftruncate(fd, item.size)
                 if not item.mapped:
                     item.fill(fd)

@@ -40,6 +40,7 @@ __all__ = [
     "execute",
     "execute_file",
     "populate",
+    "pwrite_all",
     "resolve_threads",
     "run_copies",
 ]
@@ -386,7 +387,7 @@ def _write_regions(
 
     def one(batch: tuple[int, list[np.ndarray[Any, Any]], int, int]) -> int:
         offset, bufs, span, nbytes = batch
-        _pwrite_all(fd, bufs, offset)
+        pwrite_all(fd, bufs, offset)
         if span >= _DROP_BYTES:  # a small batch (a small file) keeps its few pages
             drop_pages(*bufs)
         return nbytes
@@ -404,9 +405,10 @@ def _write_regions(
                 progress(k)
 
 
-def _pwrite_all(fd: int, bufs: list[np.ndarray[Any, Any]], offset: int) -> None:
-    """``os.pwritev`` until every byte is written (a regular file may take fewer at once)."""
-    views = [memoryview(b) for b in bufs]  # type: ignore[arg-type]
+def pwrite_all(fd: int, bufs: Sequence[Any], offset: int) -> None:
+    """``os.pwritev`` of ``bufs`` (byte buffers) at ``offset`` until every byte is written (a
+    regular file may take fewer at once)."""
+    views = [memoryview(b) for b in bufs]
     while views:
         done = os.pwritev(fd, views, offset)
         if done <= 0:

@@ -55,14 +55,25 @@ def _firsts(a: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     return np.concatenate(([True], a[1:] != a[:-1])) if a.size else np.zeros(0, bool)
 
 
-def relocate(buffer: Any, layout: Layout, alignment: int) -> BuildResult | None:
+def relocate(
+    buffer: Any,
+    layout: Layout,
+    alignment: int,
+    *,
+    small_vector: int | None = None,
+    block_limit: int | None = None,
+) -> BuildResult | None:
     """A plan of ``buffer`` with the vectors of ``layout.field`` at multiples of ``alignment``.
 
     ``layout``: what :func:`~wireplan.flatbuffers.verify.verified` found in ``buffer``
     (it passed), asked for a field that is a vector of scalars.  The header (root offset,
     file identifier) stays where it is.  ``None`` when the buffer cannot be relocated
-    (see the module).
+    (see the module).  Vectors under ``small_vector`` bytes (default 64 KiB) are copied
+    into the metadata's block while it stays under ``block_limit`` bytes (default 16 MiB):
+    a plan of that one region when every vector fits.
     """
+    small_vector = _SMALL_VECTOR if small_vector is None else small_vector
+    block_limit = _SMALL_BLOCK if block_limit is None else block_limit
     if layout.unsure or layout.root is None or layout.field is None:
         return None
     mv = as_memoryview(buffer)
@@ -109,12 +120,12 @@ def relocate(buffer: Any, layout: Layout, alignment: int) -> BuildResult | None:
     # would cost more than its bytes), as long as the block stays small; then the others.
     data = np.empty(start.size, np.int64)
     pos = meta_size
-    small = (nbytes < _SMALL_VECTOR).tolist()
+    small = (nbytes < small_vector).tolist()
     for in_block in (True, False):
         for k, size in enumerate(nbytes.tolist()):
             if small[k] is in_block:
                 d = align_up(pos + 4, step)
-                if in_block and d + size > _SMALL_BLOCK:
+                if in_block and d + size > block_limit:
                     small[k] = False  # the block is full: this one is a region
                     continue
                 data[k] = d
