@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import onnx
 import onnxruntime as ort
 import pytest
 
@@ -322,6 +323,41 @@ def test_past_the_memory_limit_the_fixed_style_goes_external(
     feeds = shipped.feeds(m)
     assert same(run(tmp_path / "past.ort", feeds, False), run(tmp_path / "at.ort", feeds, False))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["at.ort", "past.ort", "runtime.ort"]
+
+
+def test_the_weights_are_bounded_by_a_small_flat_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The route needs only whether the weights fit a limit: the files of a folder without
+    subfolders bound them (onnxruntime reads no external data outside the model's folder),
+    so the .onnx is searched for external data only when that bound is past the limit."""
+    folder = tmp_path / "flat"
+    folder.mkdir()
+    src = folder / "m.onnx"
+    onnx.save_model(models.weights(1 << 16), src, save_as_external_data=True,
+                    location="m.onnx.data", size_threshold=0)  # fmt: skip
+    (folder / "notes.txt").write_bytes(b"x" * 1000)
+    exact = src.stat().st_size + (folder / "m.onnx.data").stat().st_size
+    files = exact + 1000
+    searched: list[Path] = []
+    real = optimize.MappedFile
+
+    def spy(path: Path) -> Any:
+        searched.append(Path(path))
+        return real(path)
+
+    monkeypatch.setattr(optimize, "MappedFile", spy)
+    assert optimize._weight_bytes(src) == exact and searched == [src]  # no limit: exact
+    searched.clear()
+    assert optimize._weight_bytes(src, within=files) == files and not searched
+    assert optimize._weight_bytes(src, within=files - 1) == exact and searched == [src]
+    monkeypatch.setattr(optimize, "_FOLDER_ENTRIES", 2)  # more entries: searched
+    assert optimize._weight_bytes(src, within=files) == exact
+    monkeypatch.setattr(optimize, "_FOLDER_ENTRIES", 64)
+    (folder / "sub").mkdir()  # a subfolder could hold external data: searched
+    assert optimize._weight_bytes(src, within=files) == exact
+    assert len(searched) == 3
+    wireplan.ort.convert(src, tmp_path / "m.ort", optimization="none")
 
 
 def test_options_that_do_not_apply_are_argument_errors(tmp_path: Path) -> None:

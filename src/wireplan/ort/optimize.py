@@ -98,7 +98,7 @@ def convert_optimized(
     level = DEFAULT_LEVEL if level is None else level
     with open(src, "rb"):  # a missing file or a folder: the OSError of opening it
         pass
-    nbytes = _weight_bytes(src)
+    nbytes = _weight_bytes(src, within=_route_limit(optimization))
     if nbytes > _ORT_ROUTE_LIMIT and optimization == "runtime":
         raise ArgumentError(
             "optimization 'runtime' saves records only in an .ort that onnxruntime writes "
@@ -165,13 +165,26 @@ def _route_limit(optimization: str) -> int:
 # How an external data reference starts in an .onnx: the key "location" of a
 # StringStringEntryProto (field 1, 8 bytes).  A file without these bytes has none.
 _LOCATION = b"\x0a\x08location"
+# A folder of at most this many entries is listed instead of searching the .onnx.
+_FOLDER_ENTRIES = 64
 
 
-def _weight_bytes(src: str | os.PathLike[str]) -> int:
-    """The .onnx file's size plus its external data's (a large file is its own answer)."""
+def _weight_bytes(src: str | os.PathLike[str], within: int = -1) -> int:
+    """The .onnx file's size plus its external data's (a large file is its own answer); or
+    any bound of that no larger than ``within``, when one is found without reading the file.
+
+    onnxruntime refuses external data outside the model's folder (an absolute location, or
+    one with ``..``; 1.32 checked), so in a folder without subfolders the bytes of its files
+    bound the model's: listing a few entries costs microseconds where the search below costs
+    0.35 ms per MB.
+    """
     size = os.path.getsize(src)
     if size >= 64 << 20:
         return size
+    if size <= within:
+        bound = _folder_bytes(src)
+        if bound is not None and bound <= within:
+            return bound
     with MappedFile(src) as f:  # one memchr-speed search instead of parsing the protobuf
         if f.find(_LOCATION) < 0:
             return size
@@ -179,3 +192,18 @@ def _weight_bytes(src: str | os.PathLike[str]) -> int:
 
     ext = onnx_facts(src)["external_data"]
     return size + (int(ext["bytes"]) if ext else 0)
+
+
+def _folder_bytes(src: str | os.PathLike[str]) -> int | None:
+    """The bytes of the files in ``src``'s folder (``src`` among them); None when the folder
+    holds a folder, more than :data:`_FOLDER_ENTRIES` entries, or an entry that cannot be read."""
+    total = 0
+    try:
+        with os.scandir(os.path.dirname(os.path.abspath(src))) as entries:
+            for k, entry in enumerate(entries):
+                if k >= _FOLDER_ENTRIES or entry.is_dir():
+                    return None
+                total += entry.stat().st_size
+    except OSError:
+        return None
+    return total
