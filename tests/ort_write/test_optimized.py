@@ -329,8 +329,9 @@ def test_the_weights_are_bounded_by_a_small_flat_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The route needs only whether the weights fit a limit: the files of a folder without
-    subfolders bound them (onnxruntime reads no external data outside the model's folder),
-    so the .onnx is searched for external data only when that bound is past the limit."""
+    subfolders bound them (onnxruntime 1.24+ reads no external data outside the model's
+    folder), so the .onnx is searched for external data only when that bound is past the
+    limit, or with an onnxruntime that reads data outside the folder."""
     folder = tmp_path / "flat"
     folder.mkdir()
     src = folder / "m.onnx"
@@ -347,6 +348,7 @@ def test_the_weights_are_bounded_by_a_small_flat_folder(
         return real(path)
 
     monkeypatch.setattr(optimize, "MappedFile", spy)
+    monkeypatch.setattr(optimize, "_CONTAINED_SINCE", (1, 0))  # any release refuses, here
     assert optimize._weight_bytes(src) == exact and searched == [src]  # no limit: exact
     searched.clear()
     assert optimize._weight_bytes(src, within=files) == files and not searched
@@ -357,6 +359,9 @@ def test_the_weights_are_bounded_by_a_small_flat_folder(
     (folder / "sub").mkdir()  # a subfolder could hold external data: searched
     assert optimize._weight_bytes(src, within=files) == exact
     assert len(searched) == 3
+    (folder / "sub").rmdir()
+    monkeypatch.setattr(optimize, "_CONTAINED_SINCE", (99, 0))  # reads outside: searched
+    assert optimize._weight_bytes(src, within=files) == exact and len(searched) == 4
     wireplan.ort.convert(src, tmp_path / "m.ort", optimization="none")
 
 

@@ -167,21 +167,24 @@ def _route_limit(optimization: str) -> int:
 _LOCATION = b"\x0a\x08location"
 # A folder of at most this many entries is listed instead of searching the .onnx.
 _FOLDER_ENTRIES = 64
+# onnxruntime reads no external data outside the model's folder from this release on: an
+# absolute location and one with ".." are refused (1.23 reads both; 1.24 and 1.32 checked).
+_CONTAINED_SINCE = (1, 24)
 
 
 def _weight_bytes(src: str | os.PathLike[str], within: int = -1) -> int:
     """The .onnx file's size plus its external data's (a large file is its own answer); or
     any bound of that no larger than ``within``, when one is found without reading the file.
 
-    onnxruntime refuses external data outside the model's folder (an absolute location, or
-    one with ``..``; 1.32 checked), so in a folder without subfolders the bytes of its files
-    bound the model's: listing a few entries costs microseconds where the search below costs
-    0.35 ms per MB.
+    An onnxruntime that refuses external data outside the model's folder
+    (:data:`_CONTAINED_SINCE`) reads it from the folder's files, so in a folder without
+    subfolders their bytes bound the model's: listing a few entries costs microseconds
+    where the search below costs 0.35 ms per MB.
     """
     size = os.path.getsize(src)
     if size >= 64 << 20:
         return size
-    if size <= within:
+    if size <= within and door.available() and door.release_of() >= _CONTAINED_SINCE:
         bound = _folder_bytes(src)
         if bound is not None and bound <= within:
             return bound
