@@ -359,9 +359,13 @@ def test_the_weights_are_bounded_by_a_small_flat_folder(
     (folder / "sub").mkdir()  # a subfolder could hold external data: searched
     assert optimize._weight_bytes(src, within=files) == exact
     assert len(searched) == 3
+    (tmp_path / "links").mkdir()
+    elsewhere = tmp_path / "links" / "m.onnx"  # a link to a model in another folder
+    elsewhere.symlink_to(src)
+    assert optimize._weight_bytes(elsewhere, within=1 << 40) == exact and len(searched) == 4
     (folder / "sub").rmdir()
     monkeypatch.setattr(optimize, "_CONTAINED_SINCE", (99, 0))  # reads outside: searched
-    assert optimize._weight_bytes(src, within=files) == exact and len(searched) == 4
+    assert optimize._weight_bytes(src, within=files) == exact and len(searched) == 5
     wireplan.ort.convert(src, tmp_path / "m.ort", optimization="none")
 
 

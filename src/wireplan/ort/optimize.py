@@ -199,10 +199,15 @@ def _weight_bytes(src: str | os.PathLike[str], within: int = -1) -> int:
 
 def _folder_bytes(src: str | os.PathLike[str]) -> int | None:
     """The bytes of the files in ``src``'s folder (``src`` among them); None when the folder
-    holds a folder, more than :data:`_FOLDER_ENTRIES` entries, or an entry that cannot be read."""
+    holds a folder, more than :data:`_FOLDER_ENTRIES` entries, or an entry that cannot be
+    read, or when ``src`` links to a file in another folder (whose files onnxruntime may
+    read too)."""
+    folder = os.path.dirname(os.path.abspath(src))
     total = 0
     try:
-        with os.scandir(os.path.dirname(os.path.abspath(src))) as entries:
+        if os.path.dirname(os.path.realpath(src)) != os.path.realpath(folder):
+            return None
+        with os.scandir(folder) as entries:
             for k, entry in enumerate(entries):
                 if k >= _FOLDER_ENTRIES or entry.is_dir():
                     return None
