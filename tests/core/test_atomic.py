@@ -221,6 +221,11 @@ def test_write_over_scratch_reuses_the_scratch_file(
         assert sum(calls) == memoryview(data).nbytes and calls
         mode = stat.S_IMODE(os.stat(target).st_mode)
         assert mode == 0o640 if exists else mode & 0o600 == 0o600
+    for data in (b"", b"without progress"):  # one write of all, even of nothing
+        with scratch_beside(target) as scratch:
+            Path(scratch).write_bytes(b"theirs")
+            write_over_scratch(scratch, target, data, durable=durable)
+        assert target.read_bytes() == data
     assert _leftovers(tmp_path) == []
 
 

@@ -121,8 +121,9 @@ def relocate(
     data = np.empty(start.size, np.int64)
     pos = meta_size
     small = (nbytes < small_vector).tolist()
+    sizes = nbytes.tolist()
     for in_block in (True, False):
-        for k, size in enumerate(nbytes.tolist()):
+        for k, size in enumerate(sizes):
             if small[k] is in_block:
                 d = align_up(pos + 4, step)
                 if in_block and d + size > block_limit:
@@ -168,7 +169,7 @@ def relocate(
     every_offset(meta, "<i4")[table] = table - moved_to(vtable)
 
     name = ".".join(layout.field)
-    moves = list(zip(start.tolist(), data.tolist(), nbytes.tolist(), small, strict=True))
+    moves = list(zip(start.tolist(), data.tolist(), sizes, small, strict=True))
     # each vector's length and bytes, as they lie together in the source
     for s, d, size, inside in moves:
         if inside:

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from wireplan.core.atomic import SizedFile, write_group
+from wireplan.core.atomic import SizedFile, write_group, write_over_scratch
 from wireplan.core.buffers import MappedFile
 from wireplan.core.executor import execute, execute_file, populate
 from wireplan.core.gcpause import gc_paused
@@ -315,8 +315,23 @@ def write_ort(
     threads: int | None = None,
     progress: Progress | None = None,
     durable: bool = True,
+    over: str | os.PathLike[str] | None = None,
 ) -> None:
-    """Write the laid-out .ort at ``path``, pre-sized and atomically."""
+    """Write the laid-out .ort at ``path``, pre-sized and atomically.
+
+    ``over``: a scratch file beside ``path`` whose bytes are no longer needed
+    (:func:`~wireplan.core.atomic.write_over_scratch`); a plan of one block in memory is
+    written over it instead of into a new file.
+    """
+    regions = result.plan.regions
+    if over is not None and len(regions) == 1 and regions[0].offset == 0:
+        block = regions[0].source
+        tally = None
+        if progress is not None:
+            progress(0, len(block))
+            tally = Tally(progress, len(block))
+        write_over_scratch(over, path, block, durable=durable, progress=tally)
+        return
     write_group(
         [
             SizedFile(

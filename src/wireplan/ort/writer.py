@@ -24,10 +24,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from wireplan.core.atomic import write_over_scratch
 from wireplan.core.buffers import MappedFile
 from wireplan.core.plan import Plan, check_alignment
-from wireplan.core.progress import Tally
 from wireplan.errors import ArgumentError, EncodeError
 from wireplan.flatbuffers.builder import MAX_ALIGNMENT, BuildResult
 from wireplan.flatbuffers.relocate import relocate
@@ -418,11 +416,11 @@ def convert_ort_to_ort(
             result = relocate(
                 om.source.buffer, layout, alignment, small_vector=limit, block_limit=limit
             )
-            if result is not None and over and len(result.plan) == 1:
-                _write_over(result.plan.regions[0].source, src, dst, progress, durable)
-                return
             if result is not None:
-                encoder.write_ort(result, dst, threads=threads, progress=progress, durable=durable)
+                encoder.write_ort(
+                    result, dst, threads=threads, progress=progress, durable=durable,
+                    over=src if over else None,
+                )  # fmt: skip
                 return
         if om.ort_version in _HASH_FORMATS:
             _refuse_hashed_optimizations(om)
@@ -440,17 +438,3 @@ def convert_ort_to_ort(
             external_data=external_data,
             size_threshold=size_threshold,
         )
-
-
-def _write_over(
-    out: Any,
-    src: str | os.PathLike[str],
-    dst: str | os.PathLike[str],
-    progress: Progress | None,
-    durable: bool,
-) -> None:
-    tally = None
-    if progress is not None:
-        progress(0, len(out))
-        tally = Tally(progress, len(out))
-    write_over_scratch(src, dst, out, durable=durable, progress=tally)
