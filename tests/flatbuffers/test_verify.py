@@ -12,10 +12,11 @@ import struct
 import threading
 from typing import Any
 
+import flatbuffers
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_reader import BAG, SCHEMA, build_empty, build_full, chain, shared_bag
+from test_reader import BAG, SCHEMA, build_empty, build_full, chain, inner, shared_bag
 
 from wireplan import DecodeError
 from wireplan.flatbuffers.lazy import TableList
@@ -74,6 +75,55 @@ def test_depth_and_work_limits_are_the_decoders() -> None:
     need = next(k for k in range(4 * len(buf)) if verdicts(SCHEMA, buf, budget(k))[0])
     assert verdicts(SCHEMA, buf, budget(need)) == (True, True)
     assert verdicts(SCHEMA, buf, budget(need - 1)) == (False, False)
+
+
+def chain_with_inners(length: int, union: bool) -> bytes:
+    """``length`` Root tables each in the ``next`` of the one before, the first and the last
+    with an Inner (``child``, or the union ``pick``): Inners at depths 1 and ``length``."""
+    b = flatbuffers.Builder(0)
+    prev = None
+    for k in range(length):
+        held = inner(b, k, f"at {k}") if k in (0, length - 1) else None
+        b.StartObject(14)
+        if held is not None and union:
+            b.PrependUint8Slot(9, 1, 0)
+            b.PrependUOffsetTRelativeSlot(10, held, 0)
+        elif held is not None:
+            b.PrependUOffsetTRelativeSlot(8, held, 0)
+        if prev is not None:
+            b.PrependUOffsetTRelativeSlot(13, prev, 0)
+        prev = b.EndObject()
+    b.Finish(prev)
+    return bytes(b.Output())
+
+
+@pytest.mark.parametrize("union", [False, True])
+def test_tables_of_one_type_met_at_several_depths(union: bool) -> None:
+    # The Inners are checked in one pass (no cycle of the schema reaches them again), the
+    # deepest one at its own depth: the decoder's limit to the level.
+    buf = chain_with_inners(12, union)
+    assert verdicts(SCHEMA, buf, Limits(max_depth=12)) == (True, True)
+    assert verdicts(SCHEMA, buf, Limits(max_depth=11)) == (False, False)
+    # and through a vector of tables: the same Inner twice, from depth 1 and depth 12
+    b = flatbuffers.Builder(0)
+    shared = inner(b, 7, "shared")
+    b.StartVector(4, 1, 4)
+    b.PrependUOffsetTRelative(shared)
+    deep = b.EndVector()
+    prev = None
+    for k in range(11):
+        b.StartObject(14)
+        if k == 0:
+            b.PrependUOffsetTRelativeSlot(7, deep, 0)
+        if prev is not None:
+            b.PrependUOffsetTRelativeSlot(13, prev, 0)
+        if k == 10:
+            b.PrependUOffsetTRelativeSlot(8, shared, 0)
+        prev = b.EndObject()
+    b.Finish(prev)
+    buf = bytes(b.Output())
+    assert verdicts(SCHEMA, buf, Limits(max_depth=11)) == (True, True)
+    assert verdicts(SCHEMA, buf, Limits(max_depth=10)) == (False, False)
 
 
 def test_every_truncation() -> None:

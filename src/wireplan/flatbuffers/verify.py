@@ -1,13 +1,16 @@
-"""Verify a whole FlatBuffer in a few numpy passes: one per table type and nesting level.
+"""Verify a whole FlatBuffer in a few numpy passes: about one per table type.
 
 :func:`verified` answers one question: would decoding the buffer from its root
 table (:mod:`wireplan.flatbuffers.reader`, the same checks and limits) succeed?
-It walks the buffer breadth first, holding every table of one type at one depth
-as an array of positions, and makes each of the decoder's checks (offsets inside
+It holds every table of one type found so far as an array of positions (with
+each one's nesting depth), and makes each of the decoder's checks (offsets inside
 the buffer, vtable and table sizes, fields inside their tables, required fields,
 vector and string lengths, NUL terminators, UTF-8, union type codes, nesting
-depth, the work budget) on the whole array at once.  Its cost grows with the
-number of table types and levels, not with the number of tables, so a lazy
+depth, the work budget) on the whole array at once.  Types are taken parents
+first (:func:`_type_order`), so a type that no cycle of the schema reaches again
+is checked in one pass however many levels its tables come from; the types of a
+cycle (a graph in a node's attribute) take a pass per level of nesting.  Its cost
+grows with the number of table types, not with the number of tables, so a lazy
 reader can hand out tables on access from a buffer already known to be sound.
 
 It says only yes or no: where a buffer is bad, the eager decoder finds the first
@@ -43,6 +46,10 @@ __all__ = ["Layout", "Present", "every_offset", "verified"]
 Present = frozenset[tuple[str, str]]
 
 _Ints = np.ndarray[Any, np.dtype[np.int64]]
+# The nesting depth of each table of a batch: one number when they share it, else an array.
+_Depth = int | _Ints
+# What a batch finds, by table type: (positions, their depths) in parts.
+_Found = dict[str, list[tuple[_Ints, _Depth]]]
 
 # Reductions straight through the ufuncs (ndarray.max() and .any() go through Python wrappers,
 # which cost more than the work on the few tables of most batches).
@@ -177,10 +184,11 @@ class _Fields:
         self.known = known
 
 
-_FIELDS: dict[int, tuple[Schema, dict[str, _Fields]]] = {}
+_FIELDS: dict[int, tuple[Schema, tuple[dict[str, _Fields], list[str]]]] = {}
 
 
-def _fields(schema: Schema) -> dict[str, _Fields]:
+def _fields(schema: Schema) -> tuple[dict[str, _Fields], list[str]]:
+    """Each table type's :class:`_Fields`, and the order to check the types in."""
     hit = _FIELDS.get(id(schema))
     if hit is None or hit[0] is not schema:
         tables = {}
@@ -193,8 +201,76 @@ def _fields(schema: Schema) -> dict[str, _Fields]:
             ]
             known = max((f.slot + 1 for f in fields), default=0)
             tables[name] = _Fields(plans, unread, known)
-        hit = _FIELDS[id(schema)] = (schema, tables)
+        hit = _FIELDS[id(schema)] = (schema, (tables, _type_order(schema)))
     return hit[1]
+
+
+def _type_order(schema: Schema) -> list[str]:
+    """The table types, each after every type that can refer to it, except where a cycle of
+    references (a graph in an attribute of a node of a graph) forbids it: the types of a
+    cycle come together, as the walk from the root first meets them.
+
+    Checking the types in this order, each type outside a cycle is checked once, when all
+    its tables are known.
+    """
+    plans = _compiled(schema).tables
+    refers: dict[str, list[str]] = {
+        name: [
+            t
+            for f in fs
+            for t in (
+                [f.target]
+                if f.kind in (_TABLE, _VEC_TABLE)
+                else list(f.members.values())
+                if f.kind == _UNION and f.members
+                else []
+            )
+            if t in plans
+        ]
+        for name, fs in plans.items()
+    }
+    # first met, breadth first from the root (then the types it does not reach)
+    met: dict[str, int] = {}
+    for start in (schema.root, *plans):
+        if start not in plans or start in met:
+            continue
+        met[start] = len(met)
+        queue = [start]
+        for name in queue:
+            for t in refers[name]:
+                if t not in met:
+                    met[t] = len(met)
+                    queue.append(t)
+    # the cycles (strongly connected components, Tarjan's), found children first
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    component: dict[str, int] = {}  # numbered as found: children before parents
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in refers[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            found = len(set(component.values()))
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                component[w] = found
+                if w == v:
+                    break
+
+    for name in sorted(plans, key=met.__getitem__):
+        if name not in index:
+            visit(name)
+    return sorted(plans, key=lambda t: (-component[t], met[t]))
 
 
 def verified(
@@ -217,19 +293,18 @@ def verified(
     them for a decode without ``copy``).  ``layout``: filled with where every object lies.
     """
     walk = _Walk(as_memoryview(buffer), budget, layout)
-    tables = _fields(schema)
-    frontier: dict[str, list[_Ints]] = {table or schema.root: [np.array([root], np.int64)]}
-    depth = 0
-    while frontier:
-        if depth > max_depth:
+    tables, order = _fields(schema)
+    pending: _Found = defaultdict(list)
+    pending[table or schema.root].append((np.array([root], np.int64), 0))
+    while pending:
+        tname = next(t for t in order if t in pending)
+        pos, depth = _joined(pending.pop(tname))
+        if not pos.size:
+            continue
+        if (depth if isinstance(depth, int) else int(_MAX(depth))) > max_depth:
             return None
-        following: dict[str, list[_Ints]] = defaultdict(list)
-        for tname, parts in frontier.items():
-            pos = np.concatenate(parts) if len(parts) > 1 else parts[0]
-            if not _tables(walk, tables[tname], tname, pos, following):
-                return None
-        frontier = following
-        depth += 1
+        if not _tables(walk, tables[tname], tname, pos, depth, pending):
+            return None
     if not (_strings_charged(walk) and walk.strings_sound()):
         return None
     if layout is not None:
@@ -237,10 +312,34 @@ def verified(
     return frozenset(walk.present)
 
 
+def _joined(parts: list[tuple[_Ints, _Depth]]) -> tuple[_Ints, _Depth]:
+    """One batch of the parts found of a type: positions, and depths (one number if shared)."""
+    if len(parts) == 1:
+        return parts[0]
+    pos = np.concatenate([p for p, _ in parts])
+    shared = {d if isinstance(d, int) else -1 for _, d in parts}
+    if len(shared) == 1 and -1 not in shared:
+        return pos, shared.pop()
+    return pos, np.concatenate(
+        [np.full(p.size, d, np.int64) if isinstance(d, int) else d for p, d in parts]
+    )
+
+
+def _at(depth: _Depth, rows: Any) -> _Depth:
+    """The depths of the tables ``rows`` selects (a mask or indices)."""
+    return depth if isinstance(depth, int) else depth[rows]
+
+
 def _tables(
-    walk: _Walk, fields: _Fields, tname: str, pos: _Ints, following: dict[str, list[_Ints]]
+    walk: _Walk,
+    fields: _Fields,
+    tname: str,
+    pos: _Ints,
+    depth: _Depth,
+    following: _Found,
 ) -> bool:
-    """Check the tables of one type at ``pos``; queue what they refer to."""
+    """Check the tables of one type at ``pos`` (nested ``depth`` deep); queue what they
+    refer to, one level deeper."""
     if not pos.size:
         return True
     n, u16 = walk.n, walk.u16
@@ -289,25 +388,27 @@ def _tables(
         if f.kind in _REFERENCES:
             rows = present[:, j]
             at = (pos + fo[:, j])[rows]
+            below = _at(depth, rows) + 1
             if f.kind == _UNION:
-                ok = _union(walk, f, pos[rows], vt[rows], tsize[rows], at, following)
+                ok = _union(walk, f, pos[rows], vt[rows], tsize[rows], at, below, following)
             else:
-                ok = _reference(walk, tname, f, at, following)
+                ok = _reference(walk, tname, f, at, below, following)
             if not ok:
                 return False
     return True
 
 
 def _reference(
-    walk: _Walk, tname: str, f: Any, at: _Ints, following: dict[str, list[_Ints]]
+    walk: _Walk, tname: str, f: Any, at: _Ints, below: _Depth, following: _Found
 ) -> bool:
-    """The present values of one reference field of table ``tname``, stored at ``at``."""
+    """The present values of one reference field of table ``tname``, stored at ``at``;
+    a table they refer to lies ``below`` deep."""
     target = walk.refs(at)
     if target is None:
         return False
     kind = f.kind
     if kind == _TABLE:
-        following[f.target].append(target)
+        following[f.target].append((target, below))
         return True
     if kind == _STRING:
         walk.strings.append(target)
@@ -336,7 +437,9 @@ def _reference(
     if elements is None:
         return False
     if kind == _VEC_TABLE:
-        following[f.target].append(elements)
+        following[f.target].append(
+            (elements, below if isinstance(below, int) else np.repeat(below, count))
+        )
         walk.budget += 4 * elements.size  # charged with their level (first: bounds the array)
     else:  # strings: their 4-byte prefixes are what was charged
         assert kind == _VEC_STRING
@@ -364,9 +467,11 @@ def _union(
     vt: _Ints,
     tsize: _Ints,
     at: _Ints,
-    following: dict[str, list[_Ints]],
+    below: _Depth,
+    following: _Found,
 ) -> bool:
-    """The rows of a present union value field: type codes inside, known, members queued."""
+    """The rows of a present union value field: type codes inside, known, members queued
+    (``below`` deep)."""
     to = walk.u16[vt + 4 + 2 * (f.slot - 1)].astype(np.int64)
     if ((to > 0) & (to + 1 > tsize)).any():
         return False
@@ -382,9 +487,11 @@ def _union(
     if target is None:
         return False
     code = code[chosen]
+    below = _at(below, chosen)
     for c in np.unique(code).tolist():
         member = members.get(c)
         if member is None:
             return False
-        following[member].append(target[code == c])
+        which = code == c
+        following[member].append((target[which], _at(below, which)))
     return True
