@@ -6,7 +6,9 @@ writer never produces an .ort that onnxruntime refuses for its sizes or nesting.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import onnx
@@ -162,6 +164,65 @@ def test_writer_refuses_tensors_without_a_data_type(tmp_path: Path) -> None:
     with pytest.raises(EncodeError, match="UNDEFINED"):
         convert_onnx_to_ort(tmp_path / "m.onnx", tmp_path / "m.ort", durable=False)
     assert not (tmp_path / "m.ort").exists()
+
+
+def typed(dtype: int, dims: list[int], field: str, values: list[Any]) -> onnx.TensorProto:
+    """A tensor whose values sit in a typed field (``float_data``, ...), as many as given."""
+    t = onnx.TensorProto(name="c", data_type=dtype, dims=dims)
+    getattr(t, field).extend(values)
+    return t
+
+
+def with_values(t: onnx.TensorProto, constant: bool) -> onnx.ModelProto:
+    """A model holding ``t`` as an initializer, or as the value of a Constant node."""
+    y = [h.make_tensor_value_info("y", t.data_type, None)]
+    if constant:
+        nodes = [h.make_node("Constant", [], ["c"], value=t), h.make_node("Identity", ["c"], ["y"])]
+        g = h.make_graph(nodes, "g", [], y)
+    else:
+        g = h.make_graph([h.make_node("Identity", ["c"], ["y"])], "g", [], y, [t])
+    return h.make_model(g, opset_imports=[h.make_opsetid("", 17)])
+
+
+@pytest.mark.parametrize("constant", [False, True])
+@pytest.mark.parametrize(
+    ("tensor", "message"),
+    [
+        (typed(TP.FLOAT, [2, 3], "float_data", [1.0] * 5), "5 values in float_data, but FLOAT"),
+        (typed(TP.INT64, [2, 2], "int64_data", [1, 2]), "2 values in int64_data, but INT64 [2, 2] needs 4"),
+        (typed(TP.DOUBLE, [1], "double_data", []), "0 values in double_data"),
+        (typed(TP.FLOAT16, [2], "int32_data", [0]), "values in int32_data do not make a FLOAT16"),
+        (typed(99, [1], "float_data", [1.0]), "data type 99, which onnx"),
+    ],
+)  # fmt: skip
+def test_typed_values_that_do_not_fit_the_shape(
+    tensor: onnx.TensorProto, message: str, constant: bool
+) -> None:
+    """Values kept in float_data and its kind, too few or too many for the shape (onnxruntime
+    refuses them): an EncodeError naming the tensor, not onnx's ValueError from a reshape."""
+    with pytest.raises(EncodeError, match=re.escape(message)) as info:
+        from_onnx(with_values(tensor, constant))
+    assert info.value.path == ("$.graph.node[0].value" if constant else "$.graph.initializer[0]")
+
+
+@pytest.mark.parametrize(
+    ("tensor", "expected"),
+    [
+        (typed(TP.FLOAT, [2], "float_data", [1.5, -2.0]), np.array([1.5, -2.0], "<f4")),
+        (typed(TP.DOUBLE, [1], "double_data", [0.1]), np.array([0.1], "<f8")),
+        (typed(TP.INT32, [2], "int32_data", [-1, 7]), np.array([-1, 7], "<i4")),
+        (typed(TP.INT64, [1, 1], "int64_data", [-(2**62)]), np.array([-(2**62)], "<i8")),
+        (typed(TP.UINT64, [1], "uint64_data", [2**64 - 1]), np.array([2**64 - 1], "<u8")),
+        (typed(TP.FLOAT16, [1], "int32_data", [0x3C00]), np.array([1.0], "<f2")),
+        (typed(TP.BOOL, [2], "int32_data", [1, 0]), np.array([True, False])),
+    ],
+)  # fmt: skip
+def test_typed_values_become_little_endian_bytes(
+    tensor: onnx.TensorProto, expected: np.ndarray[Any, Any]
+) -> None:
+    for constant in (False, True):
+        om = from_onnx(with_values(tensor, constant))
+        assert om.graph.initializers[0].raw_data.tobytes() == expected.tobytes()
 
 
 def test_writer_sized_tensors_load_in_onnxruntime() -> None:

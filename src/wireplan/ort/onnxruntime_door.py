@@ -327,7 +327,7 @@ def optimize(
     opts = ort.SessionOptions()
     opts.graph_optimization_level = value
     opts.optimized_model_filepath = os.fspath(dst)
-    opts.log_severity_level = 3
+    opts.log_severity_level = 4  # its errors reach the PeerError raised below, once
     # What the saved graph does not depend on, and the session would only spend time on:
     # pre-packed weights (kept unpacked in the saved file anyway), a thread pool, an arena.
     opts.intra_op_num_threads = 1
