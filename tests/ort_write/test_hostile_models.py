@@ -7,6 +7,8 @@ writer never produces an .ort that onnxruntime refuses for its sizes or nesting.
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -223,6 +225,70 @@ def test_typed_values_become_little_endian_bytes(
     for constant in (False, True):
         om = from_onnx(with_values(tensor, constant))
         assert om.graph.initializers[0].raw_data.tobytes() == expected.tobytes()
+
+
+def negative_dims_model(where: str) -> onnx.ModelProto:
+    """``Y = Slice(X)[:, 0:2]`` with a negative dimension onnxruntime takes: in the declared
+    input (``"input"``), or in an If branch (``"branch"``: the branch's own value_info)."""
+    ints = {k: onnx.numpy_helper.from_array(np.array([v], np.int64), k) for k, v in
+            (("s", 0), ("e", 2), ("a", 1))}  # fmt: skip
+    sliced = h.make_node("Slice", ["X", "s", "e", "a"], ["Y" if where == "input" else "T"])
+    x = h.make_tensor_value_info("X", TP.FLOAT, [3, -1] if where == "input" else [3, 4])
+    y = h.make_tensor_value_info("Y", TP.FLOAT, None)
+    if where == "input":
+        g = h.make_graph([sliced], "g", [x], [y], list(ints.values()))
+    else:
+        t = h.make_tensor_value_info("T", TP.FLOAT, None)
+        inner = h.make_node("Slice", ["X", "s", "e", "a"], ["U"])
+        branch = h.make_graph([sliced], "then", [], [t], value_info=[h.make_tensor_value_info(
+            "X2", TP.FLOAT, [-4])])  # fmt: skip
+        branch.value_info[0].name = "X"  # the outer X, declared here with a negative dim
+        other = h.make_graph([inner], "else", [], [h.make_tensor_value_info("U", TP.FLOAT, None)])
+        c = h.make_tensor_value_info("c", TP.BOOL, [])
+        node = h.make_node("If", ["c"], ["Y"], then_branch=branch, else_branch=other)
+        g = h.make_graph([node], "g", [x, c], [y], list(ints.values()))
+    return h.make_model(g, opset_imports=[h.make_opsetid("", 13)])
+
+
+@pytest.mark.parametrize("where", ["input", "branch"])
+def test_negative_dims_do_not_reach_onnx_shape_inference(where: str, tmp_path: Path) -> None:
+    """onnx 1.21 and later abort the process in shape inference (onnx/onnx#8481) on a
+    negative dimension: the conversion, in a process of its own here so that an abort fails
+    this test only, writes an .ort that runs as the .onnx does (the declared input).  The If
+    branch aborts onnxruntime 1.32 in both forms (its own shape inference): there the .ort
+    only has to be written, and read back."""
+    onnx.save(negative_dims_model(where), tmp_path / "m.onnx")
+    code = (
+        "import sys, wireplan.ort; "
+        "wireplan.ort.convert(sys.argv[1], sys.argv[2], optimization='none', durable=False)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "m.onnx"), str(tmp_path / "m.ort")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    feeds: dict[str, Any] = {"X": np.arange(12, dtype=np.float32).reshape(3, 4)}
+    if where == "branch":
+        feeds["c"] = np.array(True)
+    if where == "branch":
+        with load(tmp_path / "m.ort") as om:
+            assert [n.op_type for n in om.graph.nodes] == ["If"]
+        return
+    ours = peer.run(tmp_path / "m.ort", feeds)
+    assert peer.run(tmp_path / "m.onnx", feeds)[0].tolist() == ours[0].tolist()
+    assert ours[0].tolist() == feeds["X"][:, :2].tolist()
+
+
+def test_a_tensor_with_a_negative_dim_is_refused_before_shape_inference() -> None:
+    """Found by mutating hey_mycroft: Gather indices of dims [-1] aborted onnx's shape
+    inference; the tensor is refused instead, naming it."""
+    m = negative_dims_model("input")
+    m.graph.initializer[1].dims[0] = -1
+    with pytest.raises(EncodeError, match="negative dimension -1") as info:
+        to_bytes(from_onnx(m))
+    assert info.value.path == "$.model.graph.initializers[1].dims"
 
 
 def test_writer_sized_tensors_load_in_onnxruntime() -> None:
