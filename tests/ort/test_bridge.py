@@ -374,14 +374,14 @@ def _weights_model() -> onnx.ModelProto:
 
 def test_inferred_types_match_onnx_on_the_whole_model() -> None:
     """Shape inference runs on a copy without weights; the types are onnx's for the model."""
-    from wireplan.ort.onnx.from_proto import _infer_types
+    from wireplan.ort.onnx.infer import inferred_types
 
     model = _weights_model()
     full = onnx.shape_inference.infer_shapes(model)
     expected = {vi.name: vi.type for vi in full.graph.value_info} | {
         vi.name: vi.type for vi in full.graph.output
     }
-    found = _infer_types(model)
+    found = inferred_types(model)
     for name, t in expected.items():
         assert found[name] == t, name
     assert found["z"].tensor_type.shape.dim[0].dim_value == 18  # from the scales' values

@@ -13,7 +13,8 @@ import onnx.inliner
 from wireplan.errors import EncodeError
 from wireplan.ort import model as m
 from wireplan.ort.dtypes import tensor_type_string, wrapped_type_string
-from wireplan.ort.onnx.from_proto import _FromOnnx, _infer_types, _Sources
+from wireplan.ort.onnx.from_proto import _FromOnnx, _Sources
+from wireplan.ort.onnx.infer import inferred_types
 from wireplan.ort.onnx.schemas import _opsets
 from wireplan.ort.signatures import ONNX_DOMAINS, Signature, SignatureLookup, normal_domain
 
@@ -159,7 +160,7 @@ def _expand_function_ops(
     while the inlined bodies hold such nodes in turn.  ``proto`` is not
     modified; it is returned as it is when nothing is expanded.  Also
     returns the inferred types of the returned model when they were
-    computed (:func:`_infer_types`), else None.
+    computed (:func:`~wireplan.ort.onnx.infer.inferred_types`), else None.
     """
     schemas: dict[tuple[str, str, int], Any] = {}  # onnx.defs.OpSchema with a body, or None
     answers: dict[tuple[str, str, int, tuple[tuple[str, str], ...]], bool] = {}
@@ -192,7 +193,7 @@ def _expand_function_ops(
                 candidates.append((k, domain, opset, schema))
         if not candidates:
             return proto, None
-        types = _infer_types(proto)
+        types = inferred_types(proto)
         chosen: dict[int, onnx.FunctionProto] = {}
         shared: dict[tuple[str, str, int], onnx.FunctionProto | None] = {}
         for k, domain, opset, schema in candidates:

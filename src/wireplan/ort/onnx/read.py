@@ -13,7 +13,8 @@ from wireplan.core.gcpause import gc_paused
 from wireplan.errors import DecodeError, EncodeError
 from wireplan.ort import model as m
 from wireplan.ort.onnx.expand import ExpandCheck, _expand_function_ops
-from wireplan.ort.onnx.from_proto import _FromOnnx, _infer_types, _OnnxSources, _Sources
+from wireplan.ort.onnx.from_proto import _FromOnnx, _OnnxSources, _Sources
+from wireplan.ort.onnx.infer import inferred_types
 from wireplan.ort.onnx.schemas import _memoized, _opsets, onnx_op_signature
 from wireplan.ort.protowire import framing_problem
 from wireplan.ort.signatures import SignatureLookup
@@ -133,7 +134,7 @@ def from_onnx(
         sources = _Sources(base)
         conv = _FromOnnx(sources, lookup, opsets)
         if infer_types:
-            conv.inferred = inferred if inferred is not None else _infer_types(proto)
+            conv.inferred = inferred if inferred is not None else inferred_types(proto)
         else:
             conv.inferred = {}
         try:
