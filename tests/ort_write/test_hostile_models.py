@@ -291,6 +291,20 @@ def test_a_tensor_with_a_negative_dim_is_refused_before_shape_inference() -> Non
     assert info.value.path == "$.model.graph.initializers[1].dims"
 
 
+@pytest.mark.parametrize("dims", [[3, -1], [1] * 65])
+def test_writer_refuses_sparse_tensors_of_impossible_dense_shapes(dims: list[int]) -> None:
+    """onnxruntime refuses them ("dense dims expected to be non-negative"): the writer too."""
+    sp = onnx.SparseTensorProto(dims=dims)
+    sp.values.CopyFrom(onnx.numpy_helper.from_array(np.array([1.0], np.float32), "X"))
+    sp.indices.CopyFrom(onnx.numpy_helper.from_array(np.array([0], np.int64), "Xi"))
+    y = h.make_tensor_value_info("Y", TP.FLOAT, None)
+    g = h.make_graph([h.make_node("Identity", ["X"], ["Y"])], "g", [], [y], sparse_initializer=[sp])
+    om = from_onnx(h.make_model(g, opset_imports=[h.make_opsetid("", 17)]))
+    with pytest.raises(EncodeError, match="sparse tensor 'X' has") as info:
+        to_bytes(om)
+    assert info.value.path == "$.model.graph.sparse_initializers[0].dims"
+
+
 def test_writer_sized_tensors_load_in_onnxruntime() -> None:
     """What passes the size checks runs (an empty tensor, a scalar, a rank-64 one)."""
     for dims in ([0, 3], [], [1] * RANK):

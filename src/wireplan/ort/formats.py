@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from wireplan.errors import ArgumentError, EncodeError
+from wireplan.ort.dtypes import shape_problem
 from wireplan.ort.graph import (
     MAX_DEPTH,
     MAX_GRAPH_NESTING,
@@ -126,9 +127,19 @@ def _tensor_problems(t: Tensor, path: str, format_version: int) -> Iterator[tupl
 
 
 def _graph_problems(graph: Graph, format_version: int) -> Iterator[tuple[str, str]]:
-    """Tensors first (every graph), then value types (format 5 only), in walk order."""
+    """Tensors first (every graph), then sparse tensors' dense shapes, then value types
+    (format 5 only), in walk order."""
     for path, t in walk_tensors(graph):
         yield from _tensor_problems(t, path, format_version)
+    for path, g in walk_graphs(graph):
+        for i, sp in enumerate(g.sparse_initializers):
+            problem = shape_problem(sp.dims)
+            if problem is not None:  # onnxruntime: "dense dims expected to be non-negative"
+                name = sp.values.name if sp.values is not None else ""
+                yield (
+                    f"{path}.sparse_initializers[{i}].dims",
+                    f"sparse tensor {name!r} has {problem}",
+                )
     if format_version == 5:
         for path, g in walk_graphs(graph):
             for i, vi in enumerate(g.node_args):
@@ -147,7 +158,8 @@ def unrepresentable(model: OrtModel, format_version: int = 6) -> list[tuple[str,
     6: onnxruntime 1.20 and 1.32 parse them and 1.32 runs int4 values.
     No format holds a tensor whose shape no array can have (more than
     :data:`wireplan.ort.model.MAX_RANK` dimensions, a negative one, a size
-    past 2**63 bytes) or whose payload is not the size its shape needs.
+    past 2**63 bytes; a sparse tensor's dense shape too) or whose payload
+    is not the size its shape needs.
     Empty when the model can be written.
     """
     check_format_version(format_version)
