@@ -247,7 +247,7 @@ def negative_dims_model(where: str) -> onnx.ModelProto:
         c = h.make_tensor_value_info("c", TP.BOOL, [])
         node = h.make_node("If", ["c"], ["Y"], then_branch=branch, else_branch=other)
         g = h.make_graph([node], "g", [x, c], [y], list(ints.values()))
-    return h.make_model(g, opset_imports=[h.make_opsetid("", 13)])
+    return h.make_model(g, opset_imports=[h.make_opsetid("", 13)], ir_version=8)  # 1.15 reads it
 
 
 @pytest.mark.parametrize("where", ["input", "branch"])
@@ -259,11 +259,12 @@ def test_negative_dims_do_not_reach_onnx_shape_inference(where: str, tmp_path: P
     only has to be written, and read back."""
     onnx.save(negative_dims_model(where), tmp_path / "m.onnx")
     code = (
-        "import sys, wireplan.ort; "
-        "wireplan.ort.convert(sys.argv[1], sys.argv[2], optimization='none', durable=False)"
+        "import sys, wireplan.ort; wireplan.ort.convert(sys.argv[1], sys.argv[2], "
+        "optimization='none', durable=False, format_version=int(sys.argv[3]))"
     )
+    paths = [str(tmp_path / "m.onnx"), str(tmp_path / "m.ort"), str(peer.FORMAT_VERSION)]
     done = subprocess.run(
-        [sys.executable, "-c", code, str(tmp_path / "m.onnx"), str(tmp_path / "m.ort")],
+        [sys.executable, "-c", code, *paths],
         capture_output=True,
         text=True,
         timeout=300,
