@@ -63,10 +63,11 @@ def _copy_skeleton(model: onnx.ModelProto, into: onnx.ModelProto) -> None:
     Built field by field so that the payloads of big initializers are never copied.  Sizes
     come from the dimensions: upb's ``ByteSize()`` serializes a tensor to count its bytes.
 
-    No negative dimension goes in (:func:`_no_negative_dims`): onnx 1.21 and later abort the
-    process (SIGABRT, a libstdc++ assertion in ``std::clamp``) when shape inference meets
-    one in Slice or Gather (onnx/onnx#8481), where onnxruntime runs such a model (an input
-    declared ``[3, -1]``).  A tensor with one is left out, and refused when it is converted.
+    No negative dimension goes in: onnx 1.21 and later abort the process (SIGABRT, a
+    libstdc++ assertion in ``std::clamp``) when shape inference meets one in Slice or
+    Gather (onnx/onnx#8481), where onnxruntime runs such a model (an input declared
+    ``[3, -1]``).  The graph's declared types get unknown dimensions instead, and a tensor
+    with one is left out (the writer refuses it, naming it).
     """
     into.ir_version = model.ir_version
     into.opset_import.extend(model.opset_import)
@@ -87,10 +88,8 @@ def _copy_skeleton(model: onnx.ModelProto, into: onnx.ModelProto) -> None:
     # Weights held by Constant nodes (as exporters such as Paddle's write them) likewise:
     # the node's output becomes a typed input.
     kept = []
-    nested = False
     for nd in src.node:
-        op = nd.op_type
-        if op == "Constant" and nd.domain in ONNX_DOMAINS and len(nd.attribute) == 1:
+        if nd.op_type == "Constant" and nd.domain in ONNX_DOMAINS and len(nd.attribute) == 1:
             a = nd.attribute[0]
             if a.name == "value" and len(nd.output) == 1:
                 keeps = _skeleton_keeps(a.t)
@@ -99,40 +98,10 @@ def _copy_skeleton(model: onnx.ModelProto, into: onnx.ModelProto) -> None:
                 if not keeps:
                     _typed_input(g, nd.output[0], a.t)
                     continue
-        nested = nested or op in _NESTING
         kept.append(nd)
     g.node.extend(kept)
-    _no_negative_dims(g, nested)
-
-
-# The operators of the ONNX domains whose attributes hold graphs (which shape inference enters).
-_NESTING = frozenset(("If", "Loop", "Scan", "SequenceMap"))
-
-
-def _no_negative_dims(g: onnx.GraphProto, nested: bool = True) -> None:
-    """Make ``g`` (a skeleton's, changed in place) safe for onnx shape inference: a negative
-    dimension in a declared type becomes an unknown one, and an initializer or Constant with
-    one is dropped; the same in the graphs of ``If``, ``Loop``, ``Scan`` and ``SequenceMap``
-    nodes (``nested``: whether ``g`` holds any)."""
     for vi in (*g.input, *g.output, *g.value_info):
         _unknown_negative(vi.type)
-    if any(min(t.dims, default=0) < 0 for t in g.initializer):
-        good = [t for t in g.initializer if min(t.dims, default=0) >= 0]
-        del g.initializer[:]
-        g.initializer.extend(good)
-    if not nested:
-        return
-    drop = []
-    for k, nd in enumerate(g.node):
-        if nd.op_type == "Constant":
-            if any(a.type == _TENSOR and min(a.t.dims, default=0) < 0 for a in nd.attribute):
-                drop.append(k)
-        elif nd.op_type in _NESTING:
-            for a in nd.attribute:
-                for sub in (a.g,) if a.type == _GRAPH else a.graphs:
-                    _no_negative_dims(sub)
-    for k in reversed(drop):
-        del g.node[k]
 
 
 def _unknown_negative(t: onnx.TypeProto) -> None:
@@ -146,10 +115,6 @@ def _unknown_negative(t: onnx.TypeProto) -> None:
         _unknown_negative(getattr(t, which).elem_type)
     elif which == "map_type":
         _unknown_negative(t.map_type.value_type)
-
-
-_GRAPH = onnx.AttributeProto.GRAPH
-_TENSOR = onnx.AttributeProto.TENSOR
 
 
 def _skeleton_keeps(t: onnx.TensorProto) -> bool | None:
