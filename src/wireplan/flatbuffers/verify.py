@@ -247,8 +247,10 @@ def _type_order(schema: Schema) -> list[str]:
     stack: list[str] = []
     on: set[str] = set()
     component: dict[str, int] = {}  # numbered as found: children before parents
+    found = 0
 
     def visit(v: str) -> None:
+        nonlocal found
         index[v] = low[v] = len(index)
         stack.append(v)
         on.add(v)
@@ -259,13 +261,13 @@ def _type_order(schema: Schema) -> list[str]:
             elif w in on:
                 low[v] = min(low[v], index[w])
         if low[v] == index[v]:
-            found = len(set(component.values()))
             while True:
                 w = stack.pop()
                 on.discard(w)
                 component[w] = found
                 if w == v:
                     break
+            found += 1
 
     for name in sorted(plans, key=met.__getitem__):
         if name not in index:
@@ -339,9 +341,7 @@ def _tables(
     following: _Found,
 ) -> bool:
     """Check the tables of one type at ``pos`` (nested ``depth`` deep); queue what they
-    refer to, one level deeper."""
-    if not pos.size:
-        return True
+    refer to, one level deeper (``pos`` not empty)."""
     n, u16 = walk.n, walk.u16
     if not walk.spend(4 * pos.size) or _MAX(pos) + 4 > n:
         return False

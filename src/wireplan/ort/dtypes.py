@@ -24,8 +24,27 @@ __all__ = [
     "split_type_string",
     "tensor_elem_type",
     "tensor_type_string",
+    "type_name",
     "wrapped_type_string",
 ]
+
+# ONNX's names for its data types, those past the .ort schema included (onnx.TensorProto.DataType).
+_TYPE_NAMES = {code: name for name, code in TENSOR_DATA_TYPE.items()} | {
+    21: "UINT4",
+    22: "INT4",
+    23: "FLOAT4E2M1",
+    24: "FLOAT8E8M0",
+    25: "UINT2",
+    26: "INT2",
+    27: "FLOAT6E2M3",
+    28: "FLOAT6E3M2",
+}
+
+
+def type_name(code: int) -> str:
+    """A data type's name for messages (``"FLOAT16"``), or ``"data type N"`` for an unknown one."""
+    return _TYPE_NAMES.get(code) or f"data type {code}"
+
 
 # bfloat16 and float8 need ml_dtypes; importing it takes over a second, so it is
 # imported the first time a tensor of one of these types is viewed.

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from wireplan.errors import ArgumentError, EncodeError
-from wireplan.ort.dtypes import shape_problem
+from wireplan.ort.dtypes import type_name
 from wireplan.ort.graph import (
     MAX_DEPTH,
     MAX_GRAPH_NESTING,
@@ -27,9 +27,9 @@ from wireplan.ort.model import (
     Tensor,
     TensorTypeAndShape,
     TypeInfo,
+    sparse_problem,
     tensor_problem,
 )
-from wireplan.ort.schema import TENSOR_DATA_TYPE
 
 __all__ = [
     "FORMAT_VERSIONS",
@@ -52,17 +52,6 @@ FORMAT_VERSIONS = (5, 6)
 #: BFLOAT16 (16); format 6 added the four float8 types (17..20).  onnxruntime refuses a
 #: Tensor of any higher code ("Unsupported tensor data type") in every release.
 MAX_DATA_TYPE = {5: 16, 6: 20}
-# ONNX's names for its data types past the .ort schema (onnx.TensorProto.DataType), for messages.
-_DATA_TYPE_NAME = {code: name for name, code in TENSOR_DATA_TYPE.items()} | {
-    21: "UINT4",
-    22: "INT4",
-    23: "FLOAT4E2M1",
-    24: "FLOAT8E8M0",
-    25: "UINT2",
-    26: "INT2",
-    27: "FLOAT6E2M3",
-    28: "FLOAT6E3M2",
-}
 
 
 def check_format_version(format_version: int) -> int:
@@ -76,19 +65,15 @@ def check_format_version(format_version: int) -> int:
     return int(format_version)
 
 
-def _type_name(code: int) -> str:
-    return _DATA_TYPE_NAME.get(code) or f"data type {code}"
-
-
 def _why(code: int, format_version: int) -> str:
     if format_version == 5 and code <= MAX_DATA_TYPE[6]:
         return (
-            f"{_type_name(code)} is not in format 5 (its data types stop at BFLOAT16; "
+            f"{type_name(code)} is not in format 5 (its data types stop at BFLOAT16; "
             "format 6 added the float8 types, onnxruntime 1.16): write format_version=6"
         )
     return (
-        f"{_type_name(code)} (code {code}) is past the data types of the .ort schema, which "
-        f"stop at {_type_name(MAX_DATA_TYPE[format_version])} in format {format_version}"
+        f"{type_name(code)} (code {code}) is past the data types of the .ort schema, which "
+        f"stop at {type_name(MAX_DATA_TYPE[format_version])} in format {format_version}"
     )
 
 
@@ -133,13 +118,9 @@ def _graph_problems(graph: Graph, format_version: int) -> Iterator[tuple[str, st
         yield from _tensor_problems(t, path, format_version)
     for path, g in walk_graphs(graph):
         for i, sp in enumerate(g.sparse_initializers):
-            problem = shape_problem(sp.dims)
-            if problem is not None:  # onnxruntime: "dense dims expected to be non-negative"
-                name = sp.values.name if sp.values is not None else ""
-                yield (
-                    f"{path}.sparse_initializers[{i}].dims",
-                    f"sparse tensor {name!r} has {problem}",
-                )
+            found = sparse_problem(sp)
+            if found is not None:
+                yield f"{path}.sparse_initializers[{i}].{found[0]}", found[1]
     if format_version == 5:
         for path, g in walk_graphs(graph):
             for i, vi in enumerate(g.node_args):

@@ -69,6 +69,7 @@ from wireplan.ort.dtypes import (
     split_type_string,
     tensor_elem_type,
     tensor_type_string,
+    type_name,
     wrapped_type_string,
 )
 from wireplan.ort.schema import TENSOR_DATA_TYPE, TYPE_INFO_VALUE
@@ -115,6 +116,7 @@ __all__ = [
     "has_subgraph",
     "numpy_dtype",
     "shape_problem",
+    "sparse_problem",
     "subgraphs",
     "tensor_problem",
     "type_info",
@@ -181,7 +183,7 @@ def tensor_problem(t: Tensor) -> tuple[str, str] | None:
                 f"tensor {t.name!r}: {len(t.string_data)} strings for shape {t.shape}",
             )
     elif size is not None and (t.nbytes or t.external_data_offset < 0) and t.nbytes != count * size:
-        name = _TYPE_NAMES.get(t.data_type, f"data type {t.data_type}")
+        name = type_name(t.data_type)
         return "raw_data", (
             f"tensor {t.name!r}: {t.nbytes} bytes of raw_data, but {name} {t.shape} needs "
             f"{count * size} (onnxruntime refuses such an initializer)"
@@ -189,7 +191,17 @@ def tensor_problem(t: Tensor) -> tuple[str, str] | None:
     return None
 
 
-_TYPE_NAMES = {code: name for name, code in TENSOR_DATA_TYPE.items()}
+def sparse_problem(sp: SparseTensor) -> tuple[str, str] | None:
+    """``(field, why)`` when sparse tensor ``sp``'s dense shape no array can have (onnxruntime:
+    "dense dims expected to be non-negative"); None when it can.  Its values and indices are
+    tensors of their own (:func:`tensor_problem`)."""
+    values = sp.values
+    size = 1 if values is None else ELEMENT_BYTES.get(values.data_type, 1)
+    problem = shape_problem(sp.dims, size)
+    if problem is None:
+        return None
+    name = "" if values is None else values.name
+    return "dims", f"sparse tensor {name!r} has a dense shape of {problem}"
 
 
 # --- types -----------------------------------------------------------------------------------

@@ -39,6 +39,7 @@ from wireplan.ort.model import (
     companion_path,
     element_count,
     shape_problem,
+    sparse_problem,
     tensor_problem,
 )
 from wireplan.ort.schema import FILE_IDENTIFIER, ORT_SCHEMA, SUPPORTED_VERSIONS
@@ -133,15 +134,9 @@ def tensor_problems(model: OrtModel) -> Iterator[DecodeError]:
         return
     for path, g in walk_graphs(md.graph):
         for i, sp in enumerate(g.sparse_initializers):
-            values = sp.values
-            size = 1 if values is None else ELEMENT_BYTES.get(values.data_type, 1)
-            problem = shape_problem(sp.dims, size)
-            if problem is not None:
-                name = "" if values is None else values.name
-                yield error(
-                    f"sparse tensor {name!r} has a dense shape of {problem}",
-                    f"{path}.sparse_initializers[{i}].dims",
-                )
+            found = sparse_problem(sp)
+            if found is not None:
+                yield error(found[1], f"{path}.sparse_initializers[{i}].{found[0]}")
 
 
 def check_tensors(model: OrtModel) -> None:

@@ -16,6 +16,7 @@ import onnx.numpy_helper
 from wireplan.core.buffers import MappedFile
 from wireplan.errors import EncodeError
 from wireplan.ort import model as m
+from wireplan.ort.dtypes import NUMPY_DTYPES, type_name
 from wireplan.ort.graph import node_edges
 from wireplan.ort.schema import ATTRIBUTE_TYPE, DIMENSION_VALUE_TYPE, TENSOR_DATA_TYPE
 from wireplan.ort.signatures import ONNX_DOMAINS, SignatureLookup, normal_domain
@@ -139,28 +140,21 @@ def _entry_int(info: dict[str, str], key: str, name: str, path: str) -> int | No
 # says how many values the shape needs (onnx.numpy_helper.to_array, for the others, also takes
 # 1.7 times as long on the small Constants some exporters write by the hundred).
 _TYPED = {
-    TENSOR_DATA_TYPE[name]: (field, np.dtype(dtype))
-    for name, field, dtype in (
-        ("FLOAT", "float_data", "<f4"),
-        ("DOUBLE", "double_data", "<f8"),
-        ("INT32", "int32_data", "<i4"),
-        ("INT64", "int64_data", "<i8"),
-        ("UINT64", "uint64_data", "<u8"),
+    TENSOR_DATA_TYPE[name]: (field, NUMPY_DTYPES[TENSOR_DATA_TYPE[name]])
+    for name, field in (
+        ("FLOAT", "float_data"),
+        ("DOUBLE", "double_data"),
+        ("INT32", "int32_data"),
+        ("INT64", "int64_data"),
+        ("UINT64", "uint64_data"),
     )
 }
 _UNDEFINED = TENSOR_DATA_TYPE["UNDEFINED"]
 
 
-def _type_name(p: onnx.TensorProto) -> str:
-    try:
-        return str(onnx.TensorProto.DataType.Name(p.data_type))
-    except ValueError:
-        return f"data type {p.data_type}"
-
-
 def _count_problem(p: onnx.TensorProto, field: str, count: int, need: int) -> str:
     return (
-        f"tensor {p.name!r}: {count} values in {field}, but {_type_name(p)} {list(p.dims)} "
+        f"tensor {p.name!r}: {count} values in {field}, but {type_name(p.data_type)} {list(p.dims)} "
         f"needs {need} (onnxruntime refuses such an initializer)"
     )
 
@@ -170,9 +164,9 @@ def _values_problem(p: onnx.TensorProto, exc: Exception) -> str:
     try:
         field = onnx.helper.tensor_dtype_to_field(p.data_type)
     except KeyError:
-        return f"tensor {p.name!r} has {_type_name(p)}, which onnx {onnx.__version__} does not know"
+        return f"tensor {p.name!r} has {type_name(p.data_type)}, which onnx {onnx.__version__} does not know"
     return (
-        f"tensor {p.name!r}: the values in {field} do not make a {_type_name(p)} "
+        f"tensor {p.name!r}: the values in {field} do not make a {type_name(p.data_type)} "
         f"{list(p.dims)} ({exc})"
     )
 
@@ -222,7 +216,7 @@ class _FromOnnx:
             if need is not None and length is not None and length != need:
                 raise EncodeError(
                     f"external tensor {p.name!r} has length {length}, but its "
-                    f"{onnx.TensorProto.DataType.Name(p.data_type)} {list(p.dims)} takes {need} bytes",
+                    f"{type_name(p.data_type)} {list(p.dims)} takes {need} bytes",
                     path,
                 )
             offset = _entry_int(info, "offset", p.name, path) or 0
