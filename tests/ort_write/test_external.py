@@ -17,6 +17,7 @@ from wireplan import ArgumentError, DecodeError, EncodeError, cli
 from wireplan.core.buffers import MappedFile, file_range
 from wireplan.core.executor import execute, execute_file
 from wireplan.core.plan import Plan
+from wireplan.flatbuffers.builder import Builder, build_bytes
 from wireplan.ort import load, writer
 from wireplan.ort.onnx.read import from_onnx
 from wireplan.ort.onnx.save import convert_ort_to_onnx
@@ -28,6 +29,7 @@ from wireplan.ort.reader import (
     payload_offsets,
     tensor_paths,
 )
+from wireplan.ort.schema import ORT_SCHEMA
 from wireplan.ort.sessions import session
 
 
@@ -328,6 +330,30 @@ def test_missing_short_and_truncated_companions(ext: Path) -> None:
         load(ext, verify="all")  # the whole file verified: the companion is checked at once
     assert (again.value.offset, again.value.path) == (info.value.offset, info.value.path)
     assert info.value.path == "$.model.graph.initializers[0].external_data_offset"
+
+
+def test_a_tensor_in_both_places_is_refused(ext: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A tensor with ``raw_data`` and an ``external_data_offset`` (onnxruntime writes one or
+    the other) is a DecodeError at the offset's field in every read, ``inspect`` included:
+    it listed such a tensor as external and failed on the missing companion (fuzzer)."""
+    om = load(ext, copy=True)
+    both = om.graph.initializers[0]
+    assert both.external_data_offset >= 0 and both.raw_data.shape[0]  # copied in by load
+    root = {"ort_version": om.ort_version, "model": om.model, "kernel_type_str_resolver": None}
+    buf = bytes(build_bytes(Builder(ORT_SCHEMA), root))  # written as it is, both fields
+    bad = ext.parent / "both.ort"
+    bad.write_bytes(buf)
+    (ext.parent / "both.ort.data").write_bytes((ext.parent / "m.ort.data").read_bytes())
+    for source in (bad, buf):
+        for options in ({}, {"verify": "all"}, {"copy": True}):
+            with pytest.raises(DecodeError, match="both raw_data") as info:
+                read_all(load(source, external_data=ext.parent / "m.ort.data", **options))
+            assert info.value.path == "$.model.graph.initializers[0].external_data_offset"
+            assert field_byte(buf, info.value.path) == info.value.offset
+    assert main("inspect", str(bad))[0] == 1
+    assert main("convert", str(bad), str(ext.parent / "both.onnx"))[0] == 1
+    said = capsys.readouterr().err.splitlines()
+    assert len(said) == 2 and all("has both raw_data" in line for line in said)
 
 
 def test_copies_and_views_raise_the_first_problem_alike(ext: Path) -> None:
