@@ -16,7 +16,7 @@ from wireplan.ort.model import TABLE_CLASSES
 from wireplan.ort.reader import ORT_LIMITS, tensor_paths
 from wireplan.ort.schema import FILE_IDENTIFIER, ORT_SCHEMA
 
-from .ort_corpus import touch
+from .ort_corpus import session, touch
 from .test_reader import locate
 
 
@@ -186,6 +186,50 @@ def test_field_outside_its_table(tiny_ort: bytes) -> None:
     data[vt + 4 : vt + 6] = struct.pack("<H", 0xFFF0)
     with pytest.raises(DecodeError, match="outside its table"):
         load(bytes(data))
+
+
+def _misaligned(data: bytes, case: str) -> bytes:
+    """``data`` with one object moved off the alignment FlatBuffers requires of it."""
+    buf = bytearray(data)
+    r = TableReader(ORT_SCHEMA, data)
+    root = r.root_position(FILE_IDENTIFIER)
+    model_at = r.field_position("InferenceSession", root, "model")
+    assert model_at is not None
+    model = r.follow(model_at)
+    if case == "vtable":  # the root's vtable one byte further: at an odd position
+        (soffset,) = struct.unpack_from("<i", buf, root)
+        struct.pack_into("<i", buf, root, soffset - 1)
+    elif case == "table":  # the model table 2 bytes further: not at a multiple of 4
+        struct.pack_into("<I", buf, model_at, model - model_at + 2)
+    elif case == "string":  # a string 1 byte further
+        at = r.field_position("Model", model, "producer_name")
+        assert at is not None
+        struct.pack_into("<I", buf, at, r.follow(at) - at + 1)
+    else:  # an 8-byte field 2 or 4 bytes back within its table: its vtable entry changed
+        vt = model - struct.unpack_from("<i", buf, model)[0]
+        slot = ORT_SCHEMA.tables["Model"].field("model_version").slot
+        (fo,) = struct.unpack_from("<H", buf, vt + 4 + 2 * slot)
+        assert (model + fo) % 8 == 0 and fo >= 8
+        struct.pack_into("<H", buf, vt + 4 + 2 * slot, fo - (2 if case == "field" else 4))
+    return bytes(buf)
+
+
+@pytest.mark.parametrize("case", ["vtable", "table", "string", "field", "field of 8"])
+def test_misaligned_objects_are_refused_as_onnxruntime_refuses_them(
+    feature_ort: Path, case: str
+) -> None:
+    """FlatBuffers' verifier, onnxruntime's, refuses a table, vtable, vector, string or
+    field off its alignment; every read here too, with the offset and path (the reader
+    used to read them where they lay, and a re-write made such a file one that runs)."""
+    data = _misaligned(feature_ort.read_bytes(), case)
+    with pytest.raises(Exception, match="verification failed"):
+        session(data)
+    with pytest.raises(DecodeError, match="multiple of") as info:
+        load(data, verify="all")
+    with pytest.raises(DecodeError, match="multiple of") as copied:
+        load(data, copy=True)
+    assert (copied.value.offset, copied.value.path) == (info.value.offset, info.value.path)
+    assert not eager_and_lazy_agree(data)  # the lazy reads refuse it there too
 
 
 def test_empty_and_tiny_buffers() -> None:

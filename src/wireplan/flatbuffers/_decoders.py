@@ -47,6 +47,7 @@ class _FieldPlan:
     target: str = ""  # table / struct name, or union name
     dtype: np.dtype[Any] | None = None  # vector of scalars / structs
     members: Mapping[int, str] | None = None  # union
+    align: int = 4  # where the field must start: its size (scalars), the struct's alignment
 
 
 def _struct_dtype(schema: Schema, sdef: StructDef) -> np.dtype[Any]:
@@ -108,6 +109,7 @@ class _Compiled:
                 default,
                 f.required,
                 struct.Struct("<" + sc.fmt).unpack_from,
+                align=sc.size,
             )
         if t.kind == "string":
             return _FieldPlan(f.name, f.slot, _STRING, 4, "", f.required)
@@ -124,6 +126,7 @@ class _Compiled:
                 f.required,
                 target=t.name,
                 dtype=self.struct_dtypes[t.name],
+                align=s.structs[t.name].alignment,
             )
         if t.kind == "union":
             if f.slot < 1:
@@ -193,13 +196,23 @@ def _compiled(schema: Schema) -> _Compiled:
 # interpreting the plan field by field.  The functions take the TableReader as ``r``.
 
 
+# FlatBuffers' verifier refuses what a writer never misaligns (onnxruntime's among them): a table
+# (its offset to its vtable) not at a multiple of 4, a vtable at an odd position, a field not at
+# a multiple of its alignment, a vector or string whose length is not at a multiple of 4.
+_ALIGNED = "a multiple of {}, as FlatBuffers' verifier requires"
+
+
 def _fail_table(name: str, pos: int) -> NoReturn:
+    if pos & 3 and pos >= 0:
+        raise DecodeError(f"table {name} at {pos} is not at {_ALIGNED.format(4)}", pos)
     raise DecodeError(f"table {name} at {pos} lies outside the buffer", pos)
 
 
 def _fail_vtable(name: str, pos: int, vt: int, n: int, mv: memoryview) -> NoReturn:
     if vt < 0 or vt + 4 > n:
         raise DecodeError(f"vtable of {name} at {vt} lies outside the buffer", pos)
+    if vt & 1:
+        raise DecodeError(f"vtable of {name} at {vt} is not at {_ALIGNED.format(2)}", pos)
     vtsize, tsize = _U16X2(mv, vt)
     if vtsize < 4 or vtsize & 1 or vt + vtsize > n:
         raise DecodeError(f"vtable of {name} has a bad size {vtsize}", vt)
@@ -208,6 +221,23 @@ def _fail_vtable(name: str, pos: int, vt: int, n: int, mv: memoryview) -> NoRetu
 
 def _fail_field(name: str, field: str, fo: int, tsize: int, at: int) -> NoReturn:
     raise DecodeError(f"field {name}.{field} at +{fo} lies outside its table ({tsize} bytes)", at)
+
+
+def _fail_align(name: str, fields: tuple[tuple[str, int, int], ...], sl: Any, vt: int) -> None:
+    """The first field of ``fields`` (name, slot, alignment) that ``sl`` places off its
+    alignment in a table at a multiple of 4, if any (the table's at a multiple of 8 for
+    8-byte fields is checked where they are read)."""
+    for field, slot, align in fields:
+        fo = sl[slot]
+        if fo % min(align, 4):
+            raise DecodeError(
+                f"field {name}.{field} at +{fo} is not at {_ALIGNED.format(align)}",
+                vt + 4 + 2 * slot,
+            )
+
+
+def _fail_misaligned(what: str, at: int, align: int, where: int) -> NoReturn:
+    raise DecodeError(f"{what} at {at} is not at {_ALIGNED.format(align)}", where)
 
 
 def _fail_required(name: str, field: str, pos: int) -> NoReturn:
@@ -251,6 +281,12 @@ def _field_lines(
     w(f"            fail_field({tname!r}, {f.name!r}, fo, tsize, vt + {4 + 2 * f.slot})")
     w("        try:")
     kind = f.kind
+    where = f"vt + {4 + 2 * f.slot}"
+    if f.align > 4:  # a table is at a multiple of 4 (checked), its field maybe not of 8
+        w(f"            if (pos + fo) & {f.align - 1}:")
+        w(
+            f"                fail_misaligned('field {tname}.{f.name}', pos + fo, {f.align}, {where})"
+        )
     if kind == _SCALAR:
         assert f.unpack is not None
         ns[f"U_{tname}_{i}"] = f.unpack
@@ -264,7 +300,7 @@ def _field_lines(
         w("                r._ref(at)")
         w("            ln = U32(mv, sp)[0]")
         w("            end = sp + 4 + ln")
-        w("            if end >= n or mv[end]:")
+        w("            if end >= n or mv[end] or sp & 3:")
         w(f"                {v} = r._string_at(sp)")
         w("            else:")
         w("                r._budget -= 4 + ln")
@@ -290,7 +326,7 @@ def _field_lines(
     elif kind == _VEC_STRING:  # empty ones (writers store many) inline
         w("            at = pos + fo")
         w("            vp = at + U32(mv, at)[0]")
-        w("            if vp + 4 <= n and not U32(mv, vp)[0]:")
+        w("            if vp + 4 <= n and not vp & 3 and not U32(mv, vp)[0]:")
         w(f"                {v} = []")
         w("            else:")
         w(f"                {v} = r._strings_at(r._ref(at))")
@@ -304,7 +340,7 @@ def _field_lines(
         w("            if vp + 4 > n:")
         w("                r._ref(at)")
         w("            ln = U32(mv, vp)[0]")
-        w(f"            if r._plain and vp + 4 + ln * {size} <= n:")
+        w(f"            if r._plain and vp + 4 + ln * {size} <= n and not vp & 3:")
         w("                r._budget -= 4")
         w("                if r._budget < 0:")
         w("                    r._charge(0, vp)")
@@ -490,6 +526,8 @@ def _generate(
         "fail_table": _fail_table,
         "fail_vtable": _fail_vtable,
         "fail_field": _fail_field,
+        "fail_align": _fail_align,
+        "fail_misaligned": _fail_misaligned,
         "fail_required": _fail_required,
         "fail_union": _fail_union,
     }
@@ -505,7 +543,7 @@ def _generate(
         w("        raise LimitError(f'tables nested deeper than {r._max_depth}', pos)")
         w("    mv = r._mv")
         w("    n = r._n")
-        w("    if pos + 4 > n:")
+        w("    if pos & 3 or pos + 4 > n:")
         w(f"        fail_table({tname!r}, pos)")
         w("    r._budget -= 4")
         w("    if r._budget < 0:")
@@ -515,7 +553,7 @@ def _generate(
         w("    vt = pos - I32(mv, pos)[0]")
         w(f"    seen = r._vtables.get({key})")
         w("    if seen is None:")
-        w("        if vt < 0 or vt + 4 > n:")
+        w("        if vt < 0 or vt + 4 > n or vt & 1:")
         w(f"            fail_vtable({tname!r}, pos, vt, n, mv)")
         w("        vtsize, tsize = U16X2(mv, vt)")
         w("        if vtsize < 4 or vtsize & 1 or vt + vtsize > n or tsize < 4 or pos + tsize > n:")
@@ -528,6 +566,12 @@ def _generate(
             w(f"            sl = SLOTS(ns)(mv, vt + 4) + Z_{tname}[{k} - ns]")
         else:
             w("        sl = ()")
+        aligned = tuple((f.name, f.slot, f.align) for f in fields if f.align > 1)
+        if aligned:  # once per vtable: a table is at a multiple of 4
+            ns[f"A_{tname}"] = aligned
+            test = " | ".join(f"sl[{slot}] & {min(a, 4) - 1}" for _, slot, a in aligned)
+            w(f"        if {test}:")
+            w(f"            fail_align({tname!r}, A_{tname}, sl, vt)")
         w(f"        r._vtables[{key}] = (sl, tsize)")
         w("    else:")
         w("        sl, tsize = seen")

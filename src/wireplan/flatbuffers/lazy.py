@@ -269,6 +269,9 @@ def _scan(pending: _Pending, count: int, field: str | None) -> list[tuple[int, i
     where: dict[int, tuple[int, int]] = {}  # element vtable -> (field offset, table size)
     for i, off in enumerate(offsets):
         tp = first + 4 * i + off
+        if tp & 3:
+            out.append((i, -1))
+            continue
         found = where.get(tp - _I32(mv, tp)[0]) if tp + 4 <= n else None
         if found is None:
             found = _field_offset(mv, n, tp, slot)
@@ -282,7 +285,7 @@ def _scan(pending: _Pending, count: int, field: str | None) -> list[tuple[int, i
             continue
         vp = tp + fo
         vp += _U32(mv, vp)[0]
-        count = _U32(mv, vp)[0] if vp + 4 <= n else -1
+        count = _U32(mv, vp)[0] if vp + 4 <= n and not vp & 3 else -1
         if count < 0 or vp + 4 + 4 * count > n:
             out.append((i, -1))
             continue
@@ -290,7 +293,7 @@ def _scan(pending: _Pending, count: int, field: str | None) -> list[tuple[int, i
         at = vp + 4
         for j, child in enumerate(_words(count)(mv, at)):
             tp = at + 4 * j + child
-            if tp + 4 > n:
+            if tp + 4 > n or tp & 3:
                 mask = -1
                 break
             m = masks.get(tp - _I32(mv, tp)[0])
@@ -324,10 +327,10 @@ def _scan_plan(plans: Any, table: str, field: str | None, wanted: tuple[str, ...
 
 def _field_offset(mv: Any, n: int, tp: int, slot: int) -> tuple[int, int]:
     """``(offset of field ``slot`` in the table at ``tp``, or 0 if absent; table size)``."""
-    if tp + 4 > n:
+    if tp + 4 > n or tp & 3:
         return -1, 0
     vt = tp - _I32(mv, tp)[0]
-    if vt < 0 or vt + 4 > n:
+    if vt < 0 or vt + 4 > n or vt & 1:
         return -1, 0
     vtsize, tsize = _U16X2(mv, vt)
     if vtsize < 4 or vtsize & 1 or vt + vtsize > n or tsize < 4:
@@ -335,20 +338,20 @@ def _field_offset(mv: Any, n: int, tp: int, slot: int) -> tuple[int, int]:
     if slot >= (vtsize - 4) >> 1:
         return 0, tsize
     fo: int = _U16(mv, vt + 4 + 2 * slot)[0]
-    if fo and fo + 4 > tsize:
+    if fo and (fo + 4 > tsize or fo & 3):  # the field: an offset, at a multiple of 4
         return -1, 0
     return fo, tsize
 
 
 def _table_mask(mv: Any, n: int, tp: int, masks: dict[int, int]) -> int:
     """The presence mask of the table at ``tp`` (bit ``k``: slot ``k`` set; -1 if odd)."""
-    if tp + 4 > n:
+    if tp + 4 > n or tp & 3:
         return -1
     vt = tp - _I32(mv, tp)[0]
     found = masks.get(vt)
     if found is None:
         found = -1
-        if vt >= 0 and vt + 4 <= n:
+        if vt >= 0 and vt + 4 <= n and not vt & 1:
             vtsize, tsize = _U16X2(mv, vt)
             if vtsize >= 4 and not vtsize & 1 and vt + vtsize <= n and tsize >= 4:
                 found = 0

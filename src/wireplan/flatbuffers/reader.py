@@ -72,7 +72,17 @@ import numpy as np
 from wireplan.core.buffers import as_memoryview
 from wireplan.core.executor import run_copies
 from wireplan.errors import ArgumentError, DecodeError, LimitError, NotFoundError
-from wireplan.flatbuffers._decoders import _I32, _U8, _U16, _U16X2, _U32, decoders
+from wireplan.flatbuffers._decoders import (
+    _I32,
+    _U8,
+    _U16,
+    _U16X2,
+    _U32,
+    _fail_misaligned,
+    _fail_table,
+    _fail_vtable,
+    decoders,
+)
 from wireplan.flatbuffers.schema import Schema
 from wireplan.flatbuffers.verify import Layout, Present, verified
 
@@ -250,16 +260,14 @@ class TableReader:
         the stored offset; use :meth:`follow` to get to the referenced object.
         """
         mv, n = self._mv, self._n
-        if pos + 4 > n:
-            raise DecodeError(f"table {table} at {pos} lies outside the buffer", pos)
+        if pos & 3 or pos + 4 > n:
+            _fail_table(table, pos)
         vt = pos - _I32(mv, pos)[0]
-        if vt < 0 or vt + 4 > n:
-            raise DecodeError(f"vtable of {table} at {vt} lies outside the buffer", pos)
+        if vt < 0 or vt + 4 > n or vt & 1:
+            _fail_vtable(table, pos, vt, n, mv)
         vtsize, tsize = _U16X2(mv, vt)
-        if vtsize < 4 or vtsize & 1 or vt + vtsize > n:
-            raise DecodeError(f"vtable of {table} has a bad size {vtsize}", vt)
-        if tsize < 4 or pos + tsize > n:
-            raise DecodeError(f"table {table} has a bad size {tsize}", vt + 2)
+        if vtsize < 4 or vtsize & 1 or vt + vtsize > n or tsize < 4 or pos + tsize > n:
+            _fail_vtable(table, pos, vt, n, mv)
         plan = next((f for f in self._plans[table][0] if f.name == name), None)
         if plan is None:
             raise NotFoundError(f"table {table} has no readable field {name!r}")
@@ -272,6 +280,8 @@ class TableReader:
             raise DecodeError(
                 f"field {table}.{name} lies outside its table", vt + 4 + 2 * plan.slot
             )
+        if (pos + fo) % plan.align:
+            _fail_misaligned(f"field {table}.{name}", pos + fo, plan.align, vt + 4 + 2 * plan.slot)
         return pos + fo
 
     def locate(self, path: str, root: int | None = None) -> int | None:
@@ -362,6 +372,12 @@ class TableReader:
 
     def _length(self, at: int, elem: int, extra: int = 0) -> int:
         """The element count of the vector or string whose length is at ``at``."""
+        if at & 3:
+            raise DecodeError(
+                f"vector or string at {at} is not at a multiple of 4, as FlatBuffers' "
+                "verifier requires",
+                at,
+            )
         count: int = _U32(self._mv, at)[0]
         if at + 4 + count * elem + extra > self._n:
             raise LimitError(

@@ -118,6 +118,11 @@ class _Walk:
         self.strings: list[_Ints] = []
         self.present: set[tuple[str, str]] = set()
         self.layout = layout
+        # Checked once at the end: every table, vector and string (what offsets lead to)
+        # at a multiple of 4, every vtable at an even position, as FlatBuffers' verifier
+        # requires (reading them meanwhile is safe: the views read any byte position).
+        self.targets: list[_Ints] = []
+        self.vtables: list[_Ints] = []
 
     def spend(self, units: int) -> bool:
         self.budget -= units
@@ -128,6 +133,7 @@ class _Walk:
         target: _Ints = at + self.u32[at]  # uint32 + int64: int64
         if target.size and _MAX(target) + 4 > self.n:
             return None
+        self.targets.append(target)
         if self.layout is not None:
             self.layout.refs.append((at, target))
         return target
@@ -171,13 +177,29 @@ class _Fields:
     with either (a reference there would not be followed).
     """
 
-    __slots__ = ("inline", "known", "plans", "required", "slots", "unread", "where")
+    __slots__ = (
+        "inline",
+        "known",
+        "misaligned",
+        "plans",
+        "required",
+        "slots",
+        "unread",
+        "where",
+        "wide",
+        "wide_mask",
+    )
 
     def __init__(self, plans: list[Any], unread: list[int], known: int) -> None:
         self.plans = plans
         self.slots = np.array([f.slot for f in plans], np.int64)
         self.where = 4 + 2 * self.slots  # of each slot's entry, from the vtable's start
         self.inline = np.array([f.inline for f in plans], np.int64)
+        # the bits a field's offset must not have in a table at a multiple of 4, and the
+        # fields that must lie at a multiple of 8 (column, mask)
+        self.misaligned = np.array([min(f.align, 4) - 1 for f in plans], np.int64)
+        self.wide = np.array([j for j, f in enumerate(plans) if f.align > 4], np.int64)
+        self.wide_mask = np.array([f.align - 1 for f in plans if f.align > 4], np.int64)
         required = np.array([f.required for f in plans], bool)
         self.required = required if required.any() else None
         self.unread = unread
@@ -307,11 +329,21 @@ def verified(
             return None
         if not _tables(walk, tables[tname], tname, pos, depth, pending):
             return None
-    if not (_strings_charged(walk) and walk.strings_sound()):
+    if not (_strings_charged(walk) and walk.strings_sound()) or _misaligned(walk, root):
         return None
     if layout is not None:
         layout.root = root
     return frozenset(walk.present)
+
+
+def _misaligned(walk: _Walk, root: int) -> bool:
+    """Whether a table, vector or string of the walk is off a multiple of 4, or a vtable
+    at an odd position."""
+    return bool(
+        root & 3
+        or (walk.targets and _OR(np.concatenate(walk.targets)) & 3)
+        or (walk.vtables and _OR(np.concatenate(walk.vtables)) & 1)
+    )
 
 
 def _joined(parts: list[tuple[_Ints, _Depth]]) -> tuple[_Ints, _Depth]:
@@ -348,6 +380,7 @@ def _tables(
     vt = pos - walk.i32[pos]
     if _MIN(vt) < 0 or _MAX(vt) + 4 > n:
         return False
+    walk.vtables.append(vt)
     vtsize = u16[vt]
     tsize = u16[vt + 2]
     if (
@@ -378,6 +411,13 @@ def _tables(
     if fields.required is not None and _ANY(fields.required & ~present, axis=None):
         return False
     if _MAX((fo + fields.inline) * present - tsize[:, None], axis=None) > 0:
+        return False
+    if _OR(fo & fields.misaligned, axis=None):
+        return False
+    wide = fields.wide
+    if wide.size and _OR(
+        (pos[:, None] + fo[:, wide]) & (fields.wide_mask * present[:, wide]), axis=None
+    ):
         return False
     for j in np.flatnonzero(_ANY(present, axis=0)).tolist():
         f = fields.plans[j]
