@@ -232,6 +232,40 @@ def test_misaligned_objects_are_refused_as_onnxruntime_refuses_them(
     assert not eager_and_lazy_agree(data)  # the lazy reads refuse it there too
 
 
+@pytest.mark.parametrize("key", ["op_id", "kernel_type_str"])
+def test_a_missing_key_is_refused_as_onnxruntime_refuses_it(tiny_ort: bytes, key: str) -> None:
+    """A string key (``op_id``, ``kernel_type_str``: ort.fbs marks them ``key``) is required
+    by flatc's verifiers, onnxruntime's among them; here too, in every read (the reader
+    took its absence for an empty string)."""
+    buf = bytearray(tiny_ort)
+    r = TableReader(ORT_SCHEMA, tiny_ort)
+    root = r.root_position(FILE_IDENTIFIER)
+    at = r.field_position("InferenceSession", root, "kernel_type_str_resolver")
+    assert at is not None
+    table, pos = "KernelTypeStrResolver", r.follow(at)
+    for field, entry in (
+        ("op_kernel_type_str_args", "OpIdKernelTypeStrArgsEntry"),
+        ("kernel_type_str_args", "KernelTypeStrArgsEntry"),
+    ):
+        at = r.field_position(table, pos, field)
+        assert at is not None
+        table, pos = entry, r.follow(r.follow(at) + 4)  # the first entry
+        if key == "op_id":
+            break
+    vt = pos - struct.unpack_from("<i", buf, pos)[0]
+    struct.pack_into("<H", buf, vt + 4 + 2 * ORT_SCHEMA.tables[table].field(key).slot, 0)
+    data = bytes(buf)
+    with pytest.raises(Exception, match="verification failed"):
+        session(data)
+    # vtables are shared across table types: the other key may go with it, and come first
+    keys = r"(OpIdKernelTypeStrArgsEntry\.op_id|KernelTypeStrArgsEntry\.kernel_type_str)"
+    with pytest.raises(DecodeError, match=f"required field {keys} is missing"):
+        load(data, verify="all")
+    with pytest.raises(DecodeError, match="required field"):
+        load(data, copy=True)
+    assert not eager_and_lazy_agree(data)
+
+
 def test_empty_and_tiny_buffers() -> None:
     for data in (b"", b"\0", b"\0" * 7, b"\x0c\0\0\0ORTM"):
         with pytest.raises(DecodeError):

@@ -111,8 +111,8 @@ class _Compiled:
                 struct.Struct("<" + sc.fmt).unpack_from,
                 align=sc.size,
             )
-        if t.kind == "string":
-            return _FieldPlan(f.name, f.slot, _STRING, 4, "", f.required)
+        if t.kind == "string":  # a string key is required, as flatc's verifiers check it
+            return _FieldPlan(f.name, f.slot, _STRING, 4, "", f.required or f.key)
         if t.kind == "table":
             return _FieldPlan(f.name, f.slot, _TABLE, 4, None, f.required, target=t.name)
         if t.kind == "struct":

@@ -100,7 +100,7 @@ class Builder:
       start of the buffer (a power of two up to 65536).
     - ``omit_empty_strings``: leave string fields holding ``""`` out of the
       table (readers see the default, an absent string), except the fields
-      named in ``keep_empty``.
+      named in ``keep_empty`` and keys (which verifiers require).
     - ``variants``: ``{table: (selector field, {selector value: fields})}``
       for tables used like a tagged union (an ONNX ``Attribute`` keeps its
       value in the field its ``type`` names): only the selector and the
@@ -166,8 +166,9 @@ class Builder:
         keep = set(keep_empty)
         for tname, ct in self._tables.items():
             for fname, e, _ in ct.fields:
-                if e.type.kind == "string":
+                if e.type.kind == "string":  # a key is required (flatc's verifiers check it)
                     e.keep_empty = not omit_empty_strings or (tname, fname) in keep
+                    e.keep_empty |= fname == ct.key
         for tname, (selector, choices) in (variants or {}).items():
             ct = self._tables[tname]
             names = {f[0] for f in ct.fields}
