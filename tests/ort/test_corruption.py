@@ -201,6 +201,10 @@ def _misaligned(data: bytes, case: str) -> bytes:
         struct.pack_into("<i", buf, root, soffset - 1)
     elif case == "table":  # the model table 2 bytes further: not at a multiple of 4
         struct.pack_into("<I", buf, model_at, model - model_at + 2)
+    elif case == "offset 0":  # a vector's offset 0: its own slot, read as 0 elements
+        at = r.field_position("Model", model, "opset_import")
+        assert at is not None
+        struct.pack_into("<I", buf, at, 0)
     elif case == "string":  # a string 1 byte further
         at = r.field_position("Model", model, "producer_name")
         assert at is not None
@@ -214,19 +218,21 @@ def _misaligned(data: bytes, case: str) -> bytes:
     return bytes(buf)
 
 
-@pytest.mark.parametrize("case", ["vtable", "table", "string", "field", "field of 8"])
+@pytest.mark.parametrize("case", ["vtable", "table", "string", "field", "field of 8", "offset 0"])
 def test_misaligned_objects_are_refused_as_onnxruntime_refuses_them(
     feature_ort: Path, case: str
 ) -> None:
     """FlatBuffers' verifier, onnxruntime's, refuses a table, vtable, vector, string or
-    field off its alignment; every read here too, with the offset and path (the reader
-    used to read them where they lay, and a re-write made such a file one that runs)."""
+    field off its alignment, and an offset 0; every read here too, with the offset and
+    path (the reader used to read them where they lay, and a re-write made such a file
+    one that runs)."""
     data = _misaligned(feature_ort.read_bytes(), case)
     with pytest.raises(Exception, match="verification failed"):
         session(data)
-    with pytest.raises(DecodeError, match="multiple of") as info:
+    why = "refers to itself" if case == "offset 0" else "multiple of"
+    with pytest.raises(DecodeError, match=why) as info:
         load(data, verify="all")
-    with pytest.raises(DecodeError, match="multiple of") as copied:
+    with pytest.raises(DecodeError, match=why) as copied:
         load(data, copy=True)
     assert (copied.value.offset, copied.value.path) == (info.value.offset, info.value.path)
     assert not eager_and_lazy_agree(data)  # the lazy reads refuse it there too

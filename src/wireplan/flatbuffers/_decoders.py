@@ -296,7 +296,7 @@ def _field_lines(
         # which raises the right error.
         w("            at = pos + fo")
         w("            sp = at + U32(mv, at)[0]")
-        w("            if sp + 4 > n:")
+        w("            if sp + 4 > n or sp == at:")
         w("                r._ref(at)")
         w("            ln = U32(mv, sp)[0]")
         w("            end = sp + 4 + ln")
@@ -313,7 +313,7 @@ def _field_lines(
     elif kind == _TABLE:
         w("            at = pos + fo")
         w("            tp = at + U32(mv, at)[0]")
-        w("            if tp + 4 > n:")
+        w("            if tp + 4 > n or tp == at:")
         w("                r._ref(at)")
         w(f"            {v} = t_{f.target}(r, tp, depth + 1)")
     elif kind == _VEC_TABLE and lazy:  # decoded as used
@@ -326,7 +326,7 @@ def _field_lines(
     elif kind == _VEC_STRING:  # empty ones (writers store many) inline
         w("            at = pos + fo")
         w("            vp = at + U32(mv, at)[0]")
-        w("            if vp + 4 <= n and not vp & 3 and not U32(mv, vp)[0]:")
+        w("            if vp + 4 <= n and not vp & 3 and vp != at and not U32(mv, vp)[0]:")
         w(f"                {v} = []")
         w("            else:")
         w(f"                {v} = r._strings_at(r._ref(at))")
@@ -337,7 +337,7 @@ def _field_lines(
         size = f.dtype.itemsize
         w("            at = pos + fo")
         w("            vp = at + U32(mv, at)[0]")
-        w("            if vp + 4 > n:")
+        w("            if vp + 4 > n or vp == at:")
         w("                r._ref(at)")
         w("            ln = U32(mv, vp)[0]")
         w(f"            if r._plain and vp + 4 + ln * {size} <= n and not vp & 3:")
@@ -607,7 +607,7 @@ def _generate(
         w("    for i in range(count):")
         w("        try:")
         w("            tp = at + U32(mv, at)[0]")
-        w("            if tp + 4 > n:")
+        w("            if tp + 4 > n or tp == at:")
         w("                r._ref(at)")
         w(f"            out.append(t_{tname}(r, tp, depth))")
         w("        except DecodeError as exc:")

@@ -144,7 +144,7 @@ class TableList(MutableSequence[Any]):
             if found is None:
                 tp = at + off
                 try:
-                    if tp + 4 > n:
+                    if tp + 4 > n or not off:
                         reader._ref(at)  # raises
                     found = decode(reader, tp, depth)
                 except DecodeError as exc:
@@ -269,7 +269,7 @@ def _scan(pending: _Pending, count: int, field: str | None) -> list[tuple[int, i
     where: dict[int, tuple[int, int]] = {}  # element vtable -> (field offset, table size)
     for i, off in enumerate(offsets):
         tp = first + 4 * i + off
-        if tp & 3:
+        if tp & 3 or not off:
             out.append((i, -1))
             continue
         found = where.get(tp - _I32(mv, tp)[0]) if tp + 4 <= n else None
@@ -284,8 +284,9 @@ def _scan(pending: _Pending, count: int, field: str | None) -> list[tuple[int, i
         if not fo:
             continue
         vp = tp + fo
-        vp += _U32(mv, vp)[0]
-        count = _U32(mv, vp)[0] if vp + 4 <= n and not vp & 3 else -1
+        step = _U32(mv, vp)[0]
+        vp += step
+        count = _U32(mv, vp)[0] if vp + 4 <= n and not vp & 3 and step else -1
         if count < 0 or vp + 4 + 4 * count > n:
             out.append((i, -1))
             continue
@@ -293,7 +294,7 @@ def _scan(pending: _Pending, count: int, field: str | None) -> list[tuple[int, i
         at = vp + 4
         for j, child in enumerate(_words(count)(mv, at)):
             tp = at + 4 * j + child
-            if tp + 4 > n or tp & 3:
+            if tp + 4 > n or tp & 3 or not child:
                 mask = -1
                 break
             m = masks.get(tp - _I32(mv, tp)[0])

@@ -368,6 +368,11 @@ class TableReader:
         target: int = at + _U32(self._mv, at)[0]
         if target + 4 > self._n:
             raise DecodeError(f"offset {target} points outside the buffer ({self._n} bytes)", at)
+        if target == at:
+            raise DecodeError(
+                f"offset at {at} is 0: it refers to itself, which FlatBuffers' verifier refuses",
+                at,
+            )
         return target
 
     def _length(self, at: int, elem: int, extra: int = 0) -> int:
@@ -451,8 +456,8 @@ class TableReader:
         for i in range(n):
             target = at + _U32(mv, at)[0]
             try:
-                if target + 4 > nbytes:
-                    raise DecodeError(f"offset {target} points outside the buffer", at)
+                if target + 4 > nbytes or target == at:
+                    self._ref(at)  # raises
                 out.append(self._string_at(target))
             except DecodeError as exc:
                 raise exc.under(f"[{i}]") from None

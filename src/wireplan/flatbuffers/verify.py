@@ -123,6 +123,7 @@ class _Walk:
         # requires (reading them meanwhile is safe: the views read any byte position).
         self.targets: list[_Ints] = []
         self.vtables: list[_Ints] = []
+        self.steps: list[_Ints] = []  # the offsets: none 0 (referring to itself)
 
     def spend(self, units: int) -> bool:
         self.budget -= units
@@ -130,10 +131,12 @@ class _Walk:
 
     def refs(self, at: _Ints) -> _Ints | None:
         """Where the uoffsets stored at ``at`` point (``at`` + 4 known inside); None if outside."""
-        target: _Ints = at + self.u32[at]  # uint32 + int64: int64
+        step = self.u32[at]
+        target: _Ints = at + step  # uint32 + int64: int64
         if target.size and _MAX(target) + 4 > self.n:
             return None
         self.targets.append(target)
+        self.steps.append(step)
         if self.layout is not None:
             self.layout.refs.append((at, target))
         return target
@@ -337,12 +340,13 @@ def verified(
 
 
 def _misaligned(walk: _Walk, root: int) -> bool:
-    """Whether a table, vector or string of the walk is off a multiple of 4, or a vtable
-    at an odd position."""
+    """Whether a table, vector or string of the walk is off a multiple of 4, a vtable at
+    an odd position, or an offset 0."""
     return bool(
         root & 3
         or (walk.targets and _OR(np.concatenate(walk.targets)) & 3)
         or (walk.vtables and _OR(np.concatenate(walk.vtables)) & 1)
+        or (walk.steps and not _MIN(np.concatenate(walk.steps)))
     )
 
 
