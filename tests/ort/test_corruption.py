@@ -9,6 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from ort_write import peer
 from wireplan import DecodeError, LimitError
 from wireplan.flatbuffers.reader import TableReader
 from wireplan.ort import load
@@ -227,8 +228,13 @@ def test_misaligned_objects_are_refused_as_onnxruntime_refuses_them(
     path (the reader used to read them where they lay, and a re-write made such a file
     one that runs)."""
     data = _misaligned(feature_ort.read_bytes(), case)
-    with pytest.raises(Exception, match="verification failed"):
+    # onnxruntime 1.15's verifier (FlatBuffers 1.12) leaves a scalar field's alignment
+    # unchecked: it loads those two; 1.20 and later refuse them as the others
+    if case.startswith("field") and not peer.for_release(True, {(1, 15): False}):
         session(data)
+    else:
+        with pytest.raises(Exception, match="verification failed"):
+            session(data)
     why = "refers to itself" if case == "offset 0" else "multiple of"
     with pytest.raises(DecodeError, match=why) as info:
         load(data, verify="all")
