@@ -118,12 +118,12 @@ class _Walk:
         self.strings: list[_Ints] = []
         self.present: set[tuple[str, str]] = set()
         self.layout = layout
-        # Checked once at the end: every table, vector and string (what offsets lead to)
-        # at a multiple of 4, every vtable at an even position, as FlatBuffers' verifier
-        # requires (reading them meanwhile is safe: the views read any byte position).
-        self.targets: list[_Ints] = []
+        # Checked once at the end, as FlatBuffers' verifier requires (reading meanwhile is
+        # safe: the views read any byte position): every offset followed a nonzero multiple
+        # of 4 (from the root and fields at multiples of 4, so every table, vector and
+        # string lies at one), every vtable at an even position.
+        self.steps: list[_Ints] = []
         self.vtables: list[_Ints] = []
-        self.steps: list[_Ints] = []  # the offsets: none 0 (referring to itself)
 
     def spend(self, units: int) -> bool:
         self.budget -= units
@@ -135,7 +135,6 @@ class _Walk:
         target: _Ints = at + step  # uint32 + int64: int64
         if target.size and _MAX(target) + 4 > self.n:
             return None
-        self.targets.append(target)
         self.steps.append(step)
         if self.layout is not None:
             self.layout.refs.append((at, target))
@@ -340,14 +339,13 @@ def verified(
 
 
 def _misaligned(walk: _Walk, root: int) -> bool:
-    """Whether a table, vector or string of the walk is off a multiple of 4, a vtable at
-    an odd position, or an offset 0."""
-    return bool(
-        root & 3
-        or (walk.targets and _OR(np.concatenate(walk.targets)) & 3)
-        or (walk.vtables and _OR(np.concatenate(walk.vtables)) & 1)
-        or (walk.steps and not _MIN(np.concatenate(walk.steps)))
-    )
+    """Whether a table, vector or string of the walk is off a multiple of 4 (the root, or an
+    offset followed), an offset is 0, or a vtable lies at an odd position."""
+    if walk.steps:
+        steps = np.concatenate(walk.steps)
+        if _OR(steps) & 3 or not _MIN(steps):
+            return True
+    return bool(root & 3 or (walk.vtables and _OR(np.concatenate(walk.vtables)) & 1))
 
 
 def _joined(parts: list[tuple[_Ints, _Depth]]) -> tuple[_Ints, _Depth]:

@@ -184,17 +184,6 @@ def _external_nbytes(t: Tensor, where: _Where) -> int:
     return element_count(t.dims) * size
 
 
-def _refuse_both(t: Tensor, where: _Where) -> None:
-    """A :class:`~wireplan.DecodeError` for an external tensor that has ``raw_data`` too:
-    which bytes are its values, onnxruntime's writer never leaves to be guessed."""
-    if t.raw_data.shape[0]:
-        raise DecodeError(
-            f"tensor {t.name!r} has both raw_data ({t.raw_data.shape[0]} bytes) and an "
-            f"external_data_offset ({t.external_data_offset}): the values are in one place or the other, never both",
-            *where("external_data_offset"),
-        )
-
-
 def _fields(buffer: Any, path: str) -> _Where:
     """The ``where`` of the tensor at ``path`` of ``buffer`` (an .ort)."""
 
@@ -256,7 +245,6 @@ class _Companion:
         """``t`` (decoded at ``pos``), its ``raw_data`` a view of the companion if stored there."""
         if t.external_data_offset < 0:
             return t
-        _refuse_both(t, _decoded(reader, pos))
         v = self.view(t, _decoded(reader, pos))
         if v.flags.writeable:
             v.flags.writeable = False
@@ -268,12 +256,19 @@ class _Companion:
         ``copy=True``, which copies them after decoding (:func:`_attach_copies`) but
         raises a missing or short companion where a zero-copy load does, in decode order."""
         if t.external_data_offset >= 0:
-            _refuse_both(t, _decoded(reader, pos))
             self.viewed.append((t, self.view(t, _decoded(reader, pos))))
         return t
 
     def view(self, t: Tensor, where: _Where) -> Array:
-        """The companion's bytes of ``t`` (``where`` places its fields in errors)."""
+        """The companion's bytes of ``t`` (``where`` places its fields in errors); a
+        tensor with ``raw_data`` too is refused: onnxruntime's writer writes one or the other."""
+        if t.raw_data.shape[0]:
+            raise DecodeError(
+                f"tensor {t.name!r} has both raw_data ({t.raw_data.shape[0]} bytes) and an "
+                f"external_data_offset ({t.external_data_offset}): the values are in one "
+                "place or the other, never both",
+                *where("external_data_offset"),
+            )
         n = _external_nbytes(t, where)
         buffer, passing = self._buffer(t, where)
         try:
