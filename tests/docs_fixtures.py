@@ -9,6 +9,7 @@ wireplan and onnx, so every example runs on real files:
 ``model.onnx``                  ``y = x @ fc.weight + fc.bias``, float32 [1, 64] -> [1, 32]
 ``model.ort``                   the same, converted by wireplan
 ``big.onnx`` (+ ``.data``)      the same, its weights in external data as onnx saves them
+``models/{a,sub/b}.onnx``       the same, a folder of models
 ``data/train-{0,1}.evr``        record files, 8 records each: (features [4], label)
 ``data.evr``                    one record file, 8 records
 =============================  ========================================================
@@ -65,6 +66,9 @@ def build(folder: Path) -> Path:
     os.symlink(PUBLIC.resolve(), folder / "public_regulated_data_types", target_is_directory=True)
     m = model()
     onnx.save(m, folder / "model.onnx")
+    (folder / "models" / "sub").mkdir(parents=True)
+    for name in ("a.onnx", "sub/b.onnx"):
+        onnx.save(m, folder / "models" / name)
     wo.save(folder / "model.onnx", folder / "model.ort")
     onnx.save(
         m,

@@ -35,6 +35,7 @@ from types import ModuleType
 from typing import Any, TextIO
 
 from wireplan import __version__
+from wireplan.core.text import error_text, print_error
 from wireplan.errors import DecodeError, EncodeError, WireplanError
 
 # The formats in the order `wireplan demo` shows them.
@@ -123,23 +124,6 @@ def _cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
     return 0 if ran else 1
 
 
-def _error(message: str) -> None:
-    """Print one error line, as every error of the command line reads."""
-    print(f"wireplan: error: {message}", file=sys.stderr)
-
-
-def _error_text(exc: BaseException, file: str | None = None) -> str:
-    """The message of ``exc`` for the error line, starting with ``file`` when it is about one."""
-    if isinstance(exc, OSError) and not isinstance(exc, WireplanError):
-        where = exc.filename if exc.filename is not None else file
-        text = str(exc.strerror or exc)
-        return f"{where}: {text}" if where is not None else text
-    text = str(exc)
-    if file is None or text.startswith((f"{file}:", f"{Path(file)}:")):
-        return text
-    return f"{file}: {text}"
-
-
 def _format_of(path: Path, formats: dict[str, ModuleType]) -> tuple[str, ModuleType]:
     """The format (and its CLI module) that recognises the file ``path``."""
     with path.open("rb") as f:
@@ -202,16 +186,16 @@ def _cmd_inspect(args: argparse.Namespace, out: TextIO) -> int:
     if args.operators:
         for flag, given in (("--json", args.json), ("--record", args.record is not None)):
             if given:
-                _error(f"{flag} does not apply to --operators")
+                print_error(f"{flag} does not apply to --operators")
                 return 2
         ort_cli = _format_cli("ort")
         if ort_cli is None:
-            _error("--operators needs the .ort support (wireplan.ort)")
+            print_error("--operators needs the .ort support (wireplan.ort)")
             return 1
         ort_cli.operators(args.file, out, type_reduction=args.type_reduction)
         return 0
     if args.type_reduction:
-        _error("--type-reduction applies to --operators only")
+        print_error("--type-reduction applies to --operators only")
         return 2
     formats = {name: mod for name, _, mod in _available() if args.only in (None, name)}
     code = 0
@@ -220,7 +204,7 @@ def _cmd_inspect(args: argparse.Namespace, out: TextIO) -> int:
         try:
             found = _inspect_one(file, formats, args, out)
         except (WireplanError, OSError) as exc:
-            _error(_error_text(exc, file))
+            print_error(error_text(exc, file))
             code = 1
             continue
         if found is not None:
@@ -346,9 +330,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return 141
     except (WireplanError, OSError) as exc:
-        _error(_error_text(exc))
+        print_error(error_text(exc))
         return 1
     except KeyboardInterrupt:
-        _error("interrupted")
+        print_error("interrupted")
         return 130
     return code

@@ -421,3 +421,107 @@ def test_ort_group_flags_that_do_not_apply(
     assert exit_.value.code == 2
     with pytest.raises(SystemExit):
         main("ort")
+
+
+# --- a folder of models, as onnxruntime's converter takes one ---------------------------------
+
+
+def test_convert_a_folder_as_onnxruntimes_converter(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ort_write.test_optimized import converter, graph_of
+
+    models = tmp_path / "models"
+    (models / "sub" / "deeper").mkdir(parents=True)
+    for name in ("a.onnx", "sub/b.ONNX", "sub/deeper/c.onnx", "a.optimized.onnx"):
+        one_node_onnx(models / name)
+    (models / "notes.txt").write_text("not a model")
+    theirs, ours = tmp_path / "theirs", tmp_path / "ours"
+    done = converter(models, theirs, "--optimization_style", "Fixed")
+    assert done.returncode == 0, done.stdout + done.stderr
+    code, text = main("convert", str(models), str(ours))
+    assert code == 0, capsys.readouterr().err
+    written = sorted(p.relative_to(ours).as_posix() for p in ours.rglob("*.ort"))
+    assert written == sorted(p.relative_to(theirs).as_posix() for p in theirs.rglob("*.ort"))
+    assert written == ["a.ort", "sub/b.ort", "sub/deeper/c.ort"]
+    assert text.splitlines() == [
+        f"skipped {models / 'a.optimized.onnx'} (an .optimized.onnx, as onnxruntime's "
+        "converter skips them)",
+        *(f"wrote {ours / name}" for name in written),
+    ]
+    for name in written:
+        with load(ours / name) as x, load(theirs / name) as y:
+            assert graph_of(x) == graph_of(y)
+
+
+def test_a_folder_goes_on_past_a_model_that_fails(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    models, out = tmp_path / "models", tmp_path / "out"
+    models.mkdir()
+    one_node_onnx(models / "a.onnx")
+    (models / "b.onnx").write_bytes(b"\xff" * 100)
+    one_node_onnx(models / "c.onnx")
+    code, text = main("convert", str(models), str(out), "--optimization", "none")
+    assert code == 1
+    assert text.splitlines() == [f"wrote {out / 'a.ort'}", f"wrote {out / 'c.ort'}"]
+    err = error_lines(capsys)
+    assert len(err) == 2 and err[0].startswith(f"wireplan: error: {models / 'b.onnx'}: at byte ")
+    assert err[1] == f"wireplan: error: {models}: 1 of 3 models not converted"
+    assert sorted(p.name for p in out.iterdir()) == ["a.ort", "c.ort"]
+    # each .ort is the one converting that model by name writes
+    alone = tmp_path / "alone.ort"
+    assert main("convert", str(models / "c.onnx"), str(alone), "--optimization", "none")[0] == 0
+    assert (out / "c.ort").read_bytes() == alone.read_bytes()
+
+
+def test_a_missing_extra_stops_a_folder_at_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from wireplan.errors import MissingExtraError
+    from wireplan.ort import cli as ort_cli
+
+    def missing(*_: object, **__: object) -> None:
+        raise MissingExtraError("optimizing a model", "onnxruntime", "onnxruntime")
+
+    monkeypatch.setattr(ort_cli, "convert", missing)
+    models = tmp_path / "models"
+    models.mkdir()
+    for name in ("a.onnx", "b.onnx"):
+        one_node_onnx(models / name)
+    assert main("convert", str(models), str(tmp_path / "out")) == (1, "")
+    assert error_lines(capsys) == [
+        "wireplan: error: optimizing a model needs onnxruntime, which is not installed: "
+        'pip install "wireplan[onnxruntime]"'
+    ]
+
+
+def test_convert_into_a_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = one_node_onnx(tmp_path / "m.onnx")
+    there = tmp_path / "there"
+    there.mkdir()
+    assert main("convert", str(src), str(there), "--optimization", "none") == (
+        0,
+        f"wrote {there / 'm.ort'}\n",
+    )
+    new = tmp_path / "new"  # a path that ends with a separator: a folder, made
+    assert main("convert", str(src), f"{new}/", "--optimization", "none")[0] == 0
+    assert (new / "m.ort").read_bytes() == (there / "m.ort").read_bytes()
+    empty, twice = tmp_path / "empty", tmp_path / "twice"
+    empty.mkdir()
+    twice.mkdir()
+    one_node_onnx(twice / "x.onnx")
+    one_node_onnx(twice / "x.ONNX")
+    refused = {
+        (str(there / "m.ort"), str(there)): f"{there}: a folder; name the file to write in it",
+        (str(twice), str(there / "m.ort")): f"{there / 'm.ort'}: a file; converting the folder",
+        (str(empty), str(there)): f"{empty}: a folder holding no .onnx model",
+        (str(twice), str(there)): f"{twice}: two models would both be written to {there / 'x.ort'}",
+        (str(tmp_path / "gone.onnx"), f"{tmp_path / 'nowhere'}/"): "gone.onnx",
+    }
+    for (a, b), says in refused.items():
+        assert main("convert", a, b, "--optimization", "none") == (1, "")
+        (line,) = error_lines(capsys)
+        assert says in line, line
+    assert sorted(p.name for p in there.iterdir()) == ["m.ort"]
+    assert not (tmp_path / "nowhere").exists()

@@ -1,8 +1,14 @@
-"""Words for people: counts with the right plural and byte sizes, as every CLI prints them."""
+"""Words for people: counts with the right plural, byte sizes and error lines, as every CLI
+prints them."""
 
 from __future__ import annotations
 
-__all__ = ["count", "size"]
+import sys
+from pathlib import Path
+
+from wireplan.errors import WireplanError
+
+__all__ = ["count", "error_text", "print_error", "size"]
 
 
 def count(n: int, noun: str, plural: str | None = None) -> str:
@@ -21,3 +27,20 @@ def size(n: int) -> str:
         if n >= scale:
             return f"{n / scale:.1f} {unit}"
     return count(n, "byte")
+
+
+def print_error(message: str) -> None:
+    """Print one error line on stderr, as every error of the command line reads."""
+    print(f"wireplan: error: {message}", file=sys.stderr)
+
+
+def error_text(exc: BaseException, file: str | None = None) -> str:
+    """The message of ``exc`` for the error line, starting with ``file`` when it is about one."""
+    if isinstance(exc, OSError) and not isinstance(exc, WireplanError):
+        where = exc.filename if exc.filename is not None else file
+        text = str(exc.strerror or exc)
+        return f"{where}: {text}" if where is not None else text
+    text = str(exc)
+    if file is None or text.startswith((f"{file}:", f"{Path(file)}:")):
+        return text
+    return f"{file}: {text}"

@@ -15,14 +15,15 @@ text of ``inspect`` is drawn from the same facts (docs/cli.md).
 from __future__ import annotations
 
 import argparse
+import os
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
 from wireplan.core.progress import progress_bar
-from wireplan.core.text import count, size
-from wireplan.errors import ArgumentError, DecodeError
+from wireplan.core.text import count, error_text, print_error, size
+from wireplan.errors import ArgumentError, DecodeError, MissingExtraError, WireplanError
 from wireplan.ort._api import convert
 from wireplan.ort.demo import run as run_demo
 from wireplan.ort.model import companion_path
@@ -318,8 +319,9 @@ def operators(paths: Sequence[str | Path], out: TextIO, *, type_reduction: bool 
     out.write(text)
 
 
-def _cmd_convert(args: argparse.Namespace, out: TextIO) -> int:
-    src, dst = str(args.src), str(args.dst)
+def _options(args: argparse.Namespace, src: str, dst: str) -> dict[str, Any]:
+    """The keywords of :func:`convert` that the flags give for ``src`` -> ``dst``; an
+    :class:`~wireplan.ArgumentError` for a flag that does not apply."""
     to_onnx = src.lower().endswith(".ort") and dst.lower().endswith(".onnx")
     options: dict[str, Any] = {}
     if args.threads is not None:
@@ -359,6 +361,12 @@ def _cmd_convert(args: argparse.Namespace, out: TextIO) -> int:
             options["float16_casts"] = False
         if args.format_version is not None:
             options["format_version"] = args.format_version
+    return options
+
+
+def _convert_one(src: str, dst: str, options: dict[str, Any], out: TextIO) -> None:
+    """Convert ``src`` to ``dst`` with a progress bar; a source that cannot be read is an
+    error naming it."""
     # The parse of an .onnx reports nothing: say what is happening before the bar starts.
     start = None
     if src.lower().endswith(".onnx") and Path(src).is_file():
@@ -369,20 +377,78 @@ def _cmd_convert(args: argparse.Namespace, out: TextIO) -> int:
         else:
             level = options.get("level", DEFAULT_LEVEL)
             start = f"optimizing {start} with onnxruntime: {style}, level {level}..."
-    with progress_bar(f"writing {Path(dst).name}", start=start) as progress:
-        if progress is not None:
-            options["progress"] = progress
-        convert(src, dst, **options)
+    try:
+        with progress_bar(f"writing {Path(dst).name}", start=start) as progress:
+            if progress is not None:
+                options = {**options, "progress": progress}
+            convert(src, dst, **options)
+    except DecodeError as exc:
+        raise in_file(src, exc) from None
     print(f"wrote {dst}", file=out)
+
+
+def _cmd_convert(args: argparse.Namespace, out: TextIO) -> int:
+    src, dst = str(args.src), str(args.dst)
+    if Path(src).is_dir():
+        return _convert_folder(args, Path(src), Path(dst), out)
+    if Path(dst).is_dir() or dst.endswith(("/", os.sep)):
+        if not src.lower().endswith(".onnx"):
+            raise ArgumentError(
+                f"{dst}: a folder; name the file to write in it (.onnx, or .ort for "
+                "another format version)"
+            )
+        if Path(src).is_file():  # a new folder, as a folder conversion makes one
+            os.makedirs(dst, exist_ok=True)
+        dst = os.path.join(dst, Path(src).stem + ".ort")
+    _convert_one(src, dst, _options(args, src, dst), out)
     return 0
 
 
-def _convert_naming_src(args: argparse.Namespace, out: TextIO) -> int:
-    """``wireplan convert``: a source that cannot be read is one line naming it."""
-    try:
-        return _cmd_convert(args, out)
-    except DecodeError as exc:
-        raise in_file(args.src, exc) from None
+def _models_in(folder: Path) -> tuple[list[Path], list[Path]]:
+    """The .onnx models under ``folder`` (sub-folders too, in order of path) that a folder
+    conversion converts, and those it skips: ``*.optimized.onnx``, which onnxruntime's
+    converter writes beside its .ort (``--save_optimized_onnx_model``) and skips in turn."""
+    found = sorted(
+        Path(root, name)
+        for root, _, names in os.walk(folder)
+        for name in names
+        if name.lower().endswith(".onnx")
+    )
+    skipped = [p for p in found if p.name.lower().endswith(".optimized.onnx")]
+    return [p for p in found if p not in skipped], skipped
+
+
+def _convert_folder(args: argparse.Namespace, src: Path, dst: Path, out: TextIO) -> int:
+    """``wireplan convert FOLDER DST``: each model of :func:`_models_in` to the .ort at the
+    same place under the folder ``dst``; one error line for each that fails, then the rest."""
+    if dst.exists() and not dst.is_dir():
+        raise ArgumentError(f"{dst}: a file; converting the folder {src} writes into a folder")
+    models, skipped = _models_in(src)
+    for p in skipped:
+        print(f"skipped {p} (an .optimized.onnx, as onnxruntime's converter skips them)", file=out)
+    if not models:
+        raise ArgumentError(f"{src}: a folder holding no .onnx model")
+    targets = [(dst / m.relative_to(src)).with_suffix(".ort") for m in models]
+    twice = [t for t, n in Counter(targets).items() if n > 1]
+    if twice:
+        raise ArgumentError(
+            f"{src}: two models would both be written to {twice[0]}; convert one by name"
+        )
+    options = _options(args, str(models[0]), str(targets[0]))
+    failed = 0
+    for model, target in zip(models, targets, strict=True):
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            _convert_one(str(model), str(target), options, out)
+        except MissingExtraError:
+            raise  # the same for every model: said once
+        except (WireplanError, OSError) as exc:
+            print_error(error_text(exc, str(model)))
+            failed += 1
+    if failed:
+        print_error(f"{src}: {failed} of {count(len(models), 'model')} not converted")
+        return 1
+    return 0
 
 
 def _cmd_operators(args: argparse.Namespace, out: TextIO) -> int:
@@ -402,8 +468,14 @@ _CONVERT_DESCRIPTION = (
 def _add_convert(subparsers: Any) -> None:
     """The ``convert`` command: at the top level and in the ``ort`` group, the same."""
     p = subparsers.add_parser("convert", help=_CONVERT_HELP, description=_CONVERT_DESCRIPTION)
-    p.add_argument("src", help="the model to read (.ort or .onnx)")
-    p.add_argument("dst", help="the model to write (.onnx or .ort)")
+    p.add_argument(
+        "src",
+        help="the model to read (.ort or .onnx), or a folder: every .onnx in it and its "
+        "sub-folders, as onnxruntime's converter takes one",
+    )
+    p.add_argument(
+        "dst", help="the model to write (.onnx or .ort), or a folder to write the .ort into"
+    )
     p.add_argument(
         "--external-data",
         action="store_true",
@@ -482,7 +554,7 @@ def _add_convert(subparsers: Any) -> None:
         "(by default, with onnxruntime installed, they get the Casts onnxruntime adds when it "
         "loads an .onnx, so the .ort runs where the .onnx runs)",
     )
-    p.set_defaults(handler=_convert_naming_src)
+    p.set_defaults(handler=_cmd_convert)
 
 
 def register(subparsers: Any) -> Any:
