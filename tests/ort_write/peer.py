@@ -104,3 +104,12 @@ def external_data_offset(t: Any) -> int:
 
     o = t._tab.Offset(_EXTERNAL_SLOT)
     return int(t._tab.Get(Int64Flags, o + t._tab.Pos)) if o else -1
+
+
+def custom_op_library() -> str:
+    """The path of onnxruntime-extensions' library of custom operators (domain
+    ``ai.onnx.contrib``), as its users give it to onnxruntime."""
+    import onnxruntime_extensions
+
+    path: str = onnxruntime_extensions.get_library_path()
+    return path

@@ -26,7 +26,7 @@ from wireplan.errors import ArgumentError, EncodeError, PeerError
 from wireplan.ort import optimize
 from wireplan.ort.graph import walk_graphs
 from wireplan.ort.model import Graph, OrtModel
-from wireplan.ort.reader import load
+from wireplan.ort.reader import load, payload_offsets
 
 # onnxruntime's converter names its outputs by style.
 _SUFFIX = {"fixed": ".ort", "runtime": ".with_runtime_opt.ort"}
@@ -415,3 +415,91 @@ def test_command_line_flags(tmp_path: Path, smart_turn: Path) -> None:
     )
     with load(tmp_path / "n.ort") as om:
         assert "QGemm" not in {n.op_type for n in om.model.graph.nodes}
+
+
+# --- custom operators: the converter's --custom_op_library (onnxruntime-extensions) ----------
+
+
+def custom_op_model(path: Path) -> Path:
+    """``y = n + p`` where ``(n, p) = NegPos(Relu(x + w))``, ``NegPos`` a custom operator of
+    onnxruntime-extensions (``ai.onnx.contrib``), ``w`` a float32 [64] weight."""
+    import onnx.helper as h
+    import onnx.numpy_helper as nh
+
+    f = onnx.TensorProto.FLOAT
+    g = h.make_graph(
+        [
+            h.make_node("Add", ["x", "w"], ["s"]),
+            h.make_node("Relu", ["s"], ["r"]),
+            h.make_node("NegPos", ["r"], ["n", "p"], domain="ai.onnx.contrib"),
+            h.make_node("Add", ["n", "p"], ["y"]),
+        ],
+        "custom",
+        [h.make_tensor_value_info("x", f, [64])],
+        [h.make_tensor_value_info("y", f, [64])],
+        initializer=[nh.from_array(np.linspace(-1, 1, 64, dtype=np.float32), "w")],
+    )
+    opsets = [h.make_opsetid("", 17), h.make_opsetid("ai.onnx.contrib", 1)]
+    model = h.make_model(g, opset_imports=opsets, producer_name="tests")
+    model.ir_version = 8
+    onnx.save(model, str(path))
+    return path
+
+
+@pytest.mark.parametrize("style", ["fixed", "runtime"])
+def test_custom_operators_as_onnxruntimes_converter(tmp_path: Path, style: str) -> None:
+    lib = peer.custom_op_library()
+    src = custom_op_model(tmp_path / "custom.onnx")
+    theirs = onnxruntimes_own(src, tmp_path, style, "--custom_op_library", lib)
+    ours = tmp_path / "ours.ort"
+    wireplan.ort.convert(
+        src, ours, optimization=style, custom_op_library=lib, format_version=FORMAT_VERSION
+    )
+    with load(theirs) as a, load(ours) as b:
+        assert graph_of(b) == graph_of(a)
+        assert "NegPos" in {n.op_type for n in b.model.graph.nodes}
+        assert [off % 64 for _, _, off, _ in payload_offsets(b)] == [0]  # the planned layout
+    x = np.linspace(-3, 3, 64, dtype=np.float32)
+    want = np.abs(np.maximum(x + np.linspace(-1, 1, 64, dtype=np.float32), 0))
+    # as a reduced build runs it (:func:`run`): records replayed from ORT_ENABLE_EXTENDED on
+    replay = style == "runtime"
+    level = (
+        ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        if replay
+        else ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    )
+    config = {"session.enable_saved_runtime_optimizations": "1"} if replay else {}
+    for path in (ours, theirs):
+        s = wireplan.ort.session(
+            path, custom_op_library=lib, graph_optimization_level=level, config=config
+        )
+        np.testing.assert_array_equal(s.run(None, {"x": x})[0], want)
+        with pytest.raises(PeerError, match="NegPos"):  # the library is what runs it
+            wireplan.ort.session(path, graph_optimization_level=level)
+
+
+def test_custom_operator_library_refusals(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from wireplan.cli import main
+
+    lib = peer.custom_op_library()
+    src = custom_op_model(tmp_path / "custom.onnx")
+    dst = tmp_path / "m.ort"
+    with pytest.raises(PeerError, match=r"NegPos.*\(a custom operator's library is given as"):
+        wireplan.ort.convert(src, dst)
+    with pytest.raises(ArgumentError, match="custom_op_library applies to optimization 'fixed'"):
+        wireplan.ort.convert(src, dst, optimization="none", custom_op_library=lib)
+    with pytest.raises(FileNotFoundError):
+        wireplan.ort.convert(src, dst, custom_op_library=tmp_path / "missing.so")
+    with pytest.raises(PeerError, match="could not load the custom operator library"):
+        wireplan.ort.convert(src, dst, custom_op_library=src)  # not a shared library
+    assert not dst.exists()
+    assert main(["convert", str(src), str(dst), "--custom-op-library", lib]) == 0
+    wireplan.ort.convert(dst, tmp_path / "back.onnx")  # an .ort needs no library to read
+    assert main(["convert", str(dst), str(tmp_path / "x.onnx"), "--custom-op-library", lib]) == 1
+    assert "--custom-op-library applies to .onnx -> .ort conversion only" in (
+        capsys.readouterr().err
+    )
+    with pytest.raises(ArgumentError, match=r"custom_op_library applies to \.onnx -> \.ort"):
+        wireplan.ort.convert(dst, tmp_path / "y.onnx", custom_op_library=lib)

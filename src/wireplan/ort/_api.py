@@ -42,7 +42,7 @@ def convert(src: str | os.PathLike[str], dst: str | os.PathLike[str], **options:
     companion).  ``.onnx -> .ort``:
     :func:`wireplan.ort.optimize.convert_optimized`: optimized by onnxruntime
     as its converter does (``optimization="fixed"`` by default, ``"runtime"``
-    or ``"none"``; ``level``, ``target_platform``), written by
+    or ``"none"``; ``level``, ``target_platform``, ``custom_op_library``), written by
     :func:`wireplan.ort.writer.convert_onnx_to_ort` (options ``alignment``,
     ``threads``, ``progress``, ``float16_casts``, ``format_version`` 6 or 5,
     ``external_data``, ``size_threshold``, ``reuse_data``).
@@ -58,7 +58,7 @@ def convert(src: str | os.PathLike[str], dst: str | os.PathLike[str], **options:
     s = os.fspath(src).lower()
     d = os.fspath(dst).lower()
     if not (s.endswith(".onnx") and d.endswith(".ort")):
-        for name in ("optimization", "level", "target_platform"):
+        for name in ("optimization", "level", "target_platform", "custom_op_library"):
             if name in options:
                 raise ArgumentError(f"{name} applies to .onnx -> .ort conversion only")
     if s.endswith(".ort") and d.endswith(".onnx"):

@@ -346,11 +346,15 @@ def _options(args: argparse.Namespace, src: str, dst: str) -> dict[str, Any]:
             options["level"] = args.optimization_level
         if args.target_platform is not None:
             options["target_platform"] = args.target_platform
+        if args.custom_op_library is not None:
+            options["custom_op_library"] = args.custom_op_library
     elif args.optimization or args.optimization_level or args.target_platform:
         raise ArgumentError(
             "--optimization, --optimization-level and --target-platform apply to "
             ".onnx -> .ort conversion only"
         )
+    elif args.custom_op_library is not None:
+        raise ArgumentError("--custom-op-library applies to .onnx -> .ort conversion only")
     if to_onnx:
         if args.no_float16_casts:
             raise ArgumentError("--no-float16-casts applies to .onnx -> .ort conversion only")
@@ -546,6 +550,14 @@ def _add_convert(subparsers: Any) -> None:
         default=None,
         help="with fixed or runtime, as the converter's --target_platform: arm allows int8 "
         "QDQ fusions; amd64 keeps the x86-only NCHWc layouts",
+    )
+    p.add_argument(
+        "--custom-op-library",
+        default=None,
+        metavar="PATH",
+        help="with fixed or runtime, as the converter's --custom_op_library: a library of "
+        "custom operators for onnxruntime's session (onnxruntime-extensions' "
+        "get_library_path())",
     )
     p.add_argument(
         "--no-float16-casts",

@@ -120,6 +120,7 @@ def open_session(
     providers: list[str] | None = None,
     config: Mapping[str, str] | None = None,
     zero_copy: bool = True,
+    custom_op_library: str | os.PathLike[str] | None = None,
     **options: Any,
 ) -> Any:
     """An ``onnxruntime.InferenceSession`` for the model file at ``path``, as onnxruntime opens it.
@@ -148,12 +149,29 @@ def open_session(
         if not hasattr(opts, name):
             raise ArgumentError(f"onnxruntime.SessionOptions has no option {name!r}")
         setattr(opts, name, value)
+    _register(opts, custom_op_library)
     try:
         return ort.InferenceSession(
             os.fspath(path), sess_options=opts, providers=providers or ["CPUExecutionProvider"]
         )
     except Exception as exc:  # onnxruntime raises its own pybind exception types
         raise PeerError(f"onnxruntime could not load {os.fspath(path)!r}: {exc}") from exc
+
+
+def _register(opts: Any, library: str | os.PathLike[str] | None) -> None:
+    """Register the custom operator library at ``library`` (if any) in the session options
+    ``opts``, as onnxruntime's converter does for ``--custom_op_library``."""
+    if library is None:
+        return
+    with open(library, "rb"):  # a missing file: the OSError of opening it, naming it
+        pass
+    try:
+        opts.register_custom_ops_library(os.path.abspath(library))  # not searched for
+    except Exception as exc:  # onnxruntime raises its own pybind exception types
+        raise PeerError(
+            f"onnxruntime {version()} could not load the custom operator library "
+            f"{os.fspath(library)!r}: {exc}"
+        ) from exc
 
 
 @functools.cache
@@ -295,6 +313,7 @@ def optimize(
     as_ort: bool,
     external_file: str | None = None,
     external_threshold: int = 1024,
+    custom_op_library: str | os.PathLike[str] | None = None,
 ) -> None:
     """Have onnxruntime optimize the .onnx ``src`` and save the graph at ``dst``, with the
     session settings of its converter (``convert_onnx_models_to_ort``).
@@ -306,6 +325,7 @@ def optimize(
     optimization records instead of applied (an .ort only).  ``as_ort``: onnxruntime
     writes the .ort itself (its limit: 2 GiB); otherwise an .onnx whose initializers of
     ``external_threshold`` bytes or more go to ``external_file`` beside it.
+    ``custom_op_library``: a library of custom operators the session registers first.
     """
     hint = "or convert with --optimization none (optimization='none'), which needs only onnx"
     with door("optimizing a model for .ort (as onnxruntime's converter does)", "onnxruntime",
@@ -349,6 +369,7 @@ def optimize(
         )
     for key, entry in entries.items():
         opts.add_session_config_entry(key, entry)
+    _register(opts, custom_op_library)
     disabled = None
     if level in ("layout", "all") and target_platform != "amd64":
         disabled = ["NchwcTransformer"]
@@ -360,6 +381,11 @@ def optimize(
             disabled_optimizers=disabled,
         )
     except Exception as exc:  # onnxruntime raises its own pybind exception types
+        hint = ""
+        if "is not a registered function/op" in str(exc):
+            hint = (
+                " (a custom operator's library is given as custom_op_library, --custom-op-library)"
+            )
         raise PeerError(
-            f"onnxruntime {version()} could not optimize {os.fspath(src)!r}: {exc}"
+            f"onnxruntime {version()} could not optimize {os.fspath(src)!r}: {exc}{hint}"
         ) from exc

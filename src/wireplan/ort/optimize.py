@@ -66,13 +66,15 @@ def convert_optimized(
     optimization: str = DEFAULT_STYLE,
     level: str | None = None,
     target_platform: str | None = None,
+    custom_op_library: str | os.PathLike[str] | None = None,
     **options: Any,
 ) -> None:
     """Convert the .onnx ``src`` to the .ort ``dst`` in an optimization style of :data:`STYLES`.
 
-    ``level`` (one of :data:`LEVELS`, default ``"all"``) and ``target_platform``
-    (``"arm"``, ``"amd64"`` or None, as the converter's ``--target_platform``) apply to
-    ``"fixed"`` and ``"runtime"``.  ``options`` are the writer's
+    ``level`` (one of :data:`LEVELS`, default ``"all"``), ``target_platform``
+    (``"arm"``, ``"amd64"`` or None, as the converter's ``--target_platform``) and
+    ``custom_op_library`` (a library of custom operators for the session, as the
+    converter's ``--custom_op_library``) apply to ``"fixed"`` and ``"runtime"``.  ``options`` are the writer's
     (:func:`wireplan.ort.writer.convert_onnx_to_ort`); ``reuse_data`` and
     ``float16_casts=True`` need ``"none"`` (an optimized graph has new weights, and holds
     the Casts onnxruntime placed).
@@ -80,6 +82,11 @@ def convert_optimized(
     if optimization not in STYLES:
         raise ArgumentError(f"optimization {optimization!r}: use one of {', '.join(STYLES)}")
     if optimization == "none":
+        if custom_op_library is not None:
+            raise ArgumentError(
+                "custom_op_library applies to optimization 'fixed' or 'runtime': onnxruntime "
+                "resolves the kernels of custom operators, and 'none' writes without it"
+            )
         if level is not None or target_platform is not None:
             raise ArgumentError(
                 "level and target_platform apply to optimization 'fixed' or 'runtime'"
@@ -108,7 +115,7 @@ def convert_optimized(
         with scratch_beside(dst) as theirs:
             _optimize(
                 src, Path(theirs), level=level, runtime_records=optimization == "runtime",
-                target_platform=target_platform, as_ort=True,
+                target_platform=target_platform, as_ort=True, custom_op_library=custom_op_library,
             )  # fmt: skip
             convert_ort_to_ort(theirs, dst, _scratch=True, **options)
         return
@@ -120,6 +127,7 @@ def convert_optimized(
             src, optimized, level=level, runtime_records=False,
             target_platform=target_platform, as_ort=False,
             external_file=weights.name, external_threshold=_EXTERNAL_THRESHOLD,
+            custom_op_library=custom_op_library,
         )  # fmt: skip
         if not weights.is_file():
             raise PeerError(

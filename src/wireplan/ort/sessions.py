@@ -28,6 +28,7 @@ def session(
     providers: list[str] | None = None,
     config: Mapping[str, str] | None = None,
     zero_copy: bool = True,
+    custom_op_library: str | os.PathLike[str] | None = None,
     **options: Any,
 ) -> Any:
     """An ``onnxruntime.InferenceSession`` for the .ort (or .onnx) file at ``path``.
@@ -39,7 +40,9 @@ def session(
     lives.  ``config`` adds session config entries; other keyword
     arguments set attributes of ``onnxruntime.SessionOptions``
     (``graph_optimization_level=...``, ``intra_op_num_threads=...``).
-    ``providers`` defaults to the CPU provider.  An option onnxruntime does
+    ``providers`` defaults to the CPU provider; ``custom_op_library`` registers a
+    library of custom operators first (as :func:`~wireplan.ort.convert` takes one).
+    An option onnxruntime does
     not have is an :class:`~wireplan.ArgumentError`; onnxruntime refusing the
     model, a :class:`~wireplan.PeerError`.
 
@@ -55,6 +58,8 @@ def session(
     companion file beside it is read here first.
     """
     door.require()
+    if custom_op_library is not None:
+        options["custom_op_library"] = custom_op_library
     if os.fspath(path).lower().endswith(".ort") and companion_path(path).is_file():
         proto = external_onnx(path)
         if proto is not None:
