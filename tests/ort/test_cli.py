@@ -479,12 +479,12 @@ def test_a_missing_extra_stops_a_folder_at_once(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from wireplan.errors import MissingExtraError
-    from wireplan.ort import cli as ort_cli
+    from wireplan.ort import convert_cli
 
     def missing(*_: object, **__: object) -> None:
         raise MissingExtraError("optimizing a model", "onnxruntime", "onnxruntime")
 
-    monkeypatch.setattr(ort_cli, "convert", missing)
+    monkeypatch.setattr(convert_cli, "convert", missing)
     models = tmp_path / "models"
     models.mkdir()
     for name in ("a.onnx", "b.onnx"):

@@ -6,9 +6,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from wireplan.errors import WireplanError
+from wireplan.errors import DecodeError, WireplanError
 
-__all__ = ["count", "error_text", "print_error", "size"]
+__all__ = ["count", "error_text", "in_file", "print_error", "size"]
 
 
 def count(n: int, noun: str, plural: str | None = None) -> str:
@@ -44,3 +44,14 @@ def error_text(exc: BaseException, file: str | None = None) -> str:
     if file is None or text.startswith((f"{file}:", f"{Path(file)}:")):
         return text
     return f"{file}: {text}"
+
+
+def in_file(file: str | Path, exc: DecodeError) -> DecodeError:
+    """``exc`` with its message starting with the file it was read from (offset and path kept).
+
+    What the CLI prints: ``x.onnx: at byte 44: ...``.  Left as it is when it names the file.
+    """
+    text = str(exc)
+    if not text.startswith((f"{file}:", f"{Path(file)}:")):
+        exc.args = (f"{file}: {text}",)
+    return exc
