@@ -452,6 +452,21 @@ def test_convert_a_folder_as_onnxruntimes_converter(
     for name in written:
         with load(ours / name) as x, load(theirs / name) as y:
             assert graph_of(x) == graph_of(y)
+    # the converter's other output: the config of a reduced build, from the folder's .ort
+    code, text = main("ort", "operators", str(ours))
+    config = (theirs / "required_operators.config").read_text()
+    assert code == 0 and _config_lines(text) == _config_lines(config) != []
+    assert [line for line in text.splitlines() if line.startswith("# - ")] == [
+        f"# - {ours / name}" for name in written
+    ]
+    assert main("inspect", "--operators", str(models / "sub")) == (1, "")
+    assert error_lines(capsys) == [
+        f"wireplan: error: {models / 'sub'}: a folder holding no .ort model"
+    ]
+
+
+def _config_lines(text: str) -> list[str]:
+    return [line for line in text.splitlines() if not line.startswith("#")]
 
 
 def test_a_folder_goes_on_past_a_model_that_fails(

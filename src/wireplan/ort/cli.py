@@ -16,6 +16,7 @@ flags and folders are :mod:`wireplan.ort.convert_cli`'s.
 from __future__ import annotations
 
 import argparse
+import os
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -290,14 +291,30 @@ def _inspect_onnx(path: Path, out: TextIO) -> None:
 def operators(paths: Sequence[str | Path], out: TextIO, *, type_reduction: bool = False) -> None:
     """``wireplan inspect --operators``: the required_operators.config of ``paths``, merged.
 
-    A damaged model raises a :class:`~wireplan.DecodeError` whose message starts with its path.
+    A folder stands for the .ort models in it and its sub-folders (what a converted folder
+    holds: ``wireplan convert models/ out/``).  A damaged model raises a
+    :class:`~wireplan.DecodeError` whose message starts with its path.
     """
+    files = []
+    for p in paths:
+        if not Path(p).is_dir():
+            files.append(str(p))
+            continue
+        found = sorted(
+            os.path.join(root, name)
+            for root, _, names in os.walk(p)
+            for name in names
+            if name.lower().endswith(".ort")
+        )
+        if not found:
+            raise ArgumentError(f"{p}: a folder holding no .ort model")
+        files += found
     current: list[str] = []
 
     def each() -> Iterator[str]:
-        for p in paths:
-            current[:] = [str(p)]
-            yield str(p)
+        for f in files:
+            current[:] = [f]
+            yield f
 
     try:
         text = required_operators(each(), type_reduction=type_reduction)
@@ -331,7 +348,12 @@ def register(subparsers: Any) -> Any:
         "create_config_from_models writes it; an .onnx counts as the .ort wireplan would "
         "write (what wireplan inspect --operators prints).",
     )
-    ops.add_argument("file", nargs="+", metavar="FILE", help="the .ort or .onnx model(s)")
+    ops.add_argument(
+        "file",
+        nargs="+",
+        metavar="FILE",
+        help="the .ort or .onnx model(s); a folder: the .ort models in it and its sub-folders",
+    )
     ops.add_argument(
         "--type-reduction",
         action="store_true",
