@@ -509,6 +509,11 @@ def test_a_missing_extra_stops_a_folder_at_once(
         "wireplan: error: optimizing a model needs onnxruntime, which is not installed: "
         'pip install "wireplan[onnxruntime]"'
     ]
+    # so is a custom operator library that is not there
+    gone = tmp_path / "gone.so"
+    flags = ("--custom-op-library", str(gone))
+    assert main("convert", str(models), str(tmp_path / "out"), *flags) == (1, "")
+    assert error_lines(capsys) == [f"wireplan: error: {gone}: No such file or directory"]
 
 
 def test_convert_into_a_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -50,6 +50,8 @@ def _options(args: argparse.Namespace, src: str, dst: str) -> dict[str, Any]:
         if args.target_platform is not None:
             options["target_platform"] = args.target_platform
         if args.custom_op_library is not None:
+            with open(args.custom_op_library, "rb"):  # missing: said once, not per model
+                pass
             options["custom_op_library"] = args.custom_op_library
     elif args.optimization or args.optimization_level or args.target_platform:
         raise ArgumentError(
@@ -98,16 +100,18 @@ def _cmd_convert(args: argparse.Namespace, out: TextIO) -> int:
     src, dst = str(args.src), str(args.dst)
     if Path(src).is_dir():
         return _convert_folder(args, Path(src), Path(dst), out)
+    folder = None
     if Path(dst).is_dir() or dst.endswith(("/", os.sep)):
         if not src.lower().endswith(".onnx"):
             raise ArgumentError(
                 f"{dst}: a folder; name the file to write in it (.onnx, or .ort for "
                 "another format version)"
             )
-        if Path(src).is_file():  # a new folder, as a folder conversion makes one
-            os.makedirs(dst, exist_ok=True)
-        dst = os.path.join(dst, Path(src).stem + ".ort")
-    _convert_one(src, dst, _options(args, src, dst), out)
+        folder, dst = dst, os.path.join(dst, Path(src).stem + ".ort")
+    options = _options(args, src, dst)
+    if folder is not None and Path(src).is_file():  # a new folder, as for a folder of models
+        os.makedirs(folder, exist_ok=True)
+    _convert_one(src, dst, options, out)
     return 0
 
 
