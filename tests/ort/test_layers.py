@@ -26,7 +26,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("writer", "onnx"),
     ("optimize",),
     ("sessions", "operators", "_api"),
-    ("", "demo"),  # "": the package, wireplan.ort itself
+    ("", "demo", "convert_cli"),  # "": the package, wireplan.ort itself
     ("cli",),
 )
 
