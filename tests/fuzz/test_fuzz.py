@@ -114,3 +114,20 @@ def test_runner_reports_a_finding_with_its_reproducer(tmp_path: Path) -> None:
         check=False,
     )
     assert again.returncode == 1 and "RuntimeError: boom" in again.stdout + again.stderr
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="atheris has no Windows build")
+def test_instrumenting_passes_over_a_dead_weak_proxy() -> None:
+    """A weak proxy whose object is gone, among the collector's objects, is no function to
+    instrument; asking it anything raises ReferenceError (which stopped two harnesses once)."""
+    pytest.importorskip("atheris")
+    import weakref
+
+    class Gone:
+        pass
+
+    obj = Gone()
+    kept = [weakref.proxy(obj)]
+    del obj
+    assert run._instrument(("no_such_module_prefix",)) == 0
+    assert kept  # the dead proxy was among the objects looked at
