@@ -378,11 +378,7 @@ class TableReader:
     def _length(self, at: int, elem: int, extra: int = 0) -> int:
         """The element count of the vector or string whose length is at ``at``."""
         if at & 3:
-            raise DecodeError(
-                f"vector or string at {at} is not at a multiple of 4, as FlatBuffers' "
-                "verifier requires",
-                at,
-            )
+            _fail_misaligned("vector or string", at, 4, at)
         count: int = _U32(self._mv, at)[0]
         if at + 4 + count * elem + extra > self._n:
             raise LimitError(

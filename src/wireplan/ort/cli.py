@@ -16,7 +16,6 @@ flags and folders are :mod:`wireplan.ort.convert_cli`'s.
 from __future__ import annotations
 
 import argparse
-import os
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -24,7 +23,7 @@ from typing import Any, TextIO
 
 from wireplan.core.text import count, in_file, size
 from wireplan.errors import ArgumentError, DecodeError
-from wireplan.ort.convert_cli import add_convert
+from wireplan.ort.convert_cli import add_convert, files_under
 from wireplan.ort.demo import run as run_demo
 from wireplan.ort.model import companion_path
 from wireplan.ort.operators import required_operators
@@ -300,15 +299,10 @@ def operators(paths: Sequence[str | Path], out: TextIO, *, type_reduction: bool 
         if not Path(p).is_dir():
             files.append(str(p))
             continue
-        found = sorted(
-            os.path.join(root, name)
-            for root, _, names in os.walk(p)
-            for name in names
-            if name.lower().endswith(".ort")
-        )
+        found = files_under(p, ".ort")
         if not found:
             raise ArgumentError(f"{p}: a folder holding no .ort model")
-        files += found
+        files += map(str, found)
     current: list[str] = []
 
     def each() -> Iterator[str]:

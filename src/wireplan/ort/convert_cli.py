@@ -19,7 +19,7 @@ from wireplan.errors import ArgumentError, DecodeError, MissingExtraError, Wirep
 from wireplan.ort._api import convert
 from wireplan.ort.optimize import DEFAULT_LEVEL, DEFAULT_STYLE, LEVELS, STYLES
 
-__all__ = ["add_convert"]
+__all__ = ["add_convert", "files_under"]
 
 
 def _options(args: argparse.Namespace, src: str, dst: str) -> dict[str, Any]:
@@ -115,18 +115,26 @@ def _cmd_convert(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def _models_in(folder: Path) -> tuple[list[Path], list[Path]]:
-    """The .onnx models under ``folder`` (sub-folders too, in order of path) that a folder
-    conversion converts, and those it skips: ``*.optimized.onnx``, which onnxruntime's
-    converter writes beside its .ort (``--save_optimized_onnx_model``) and skips in turn."""
-    found = sorted(
+def files_under(folder: str | Path, suffix: str) -> list[Path]:
+    """The files in ``folder`` and its sub-folders whose names end with ``suffix`` (in any
+    case), in order of path: the models a folder stands for."""
+    return sorted(
         Path(root, name)
         for root, _, names in os.walk(folder)
         for name in names
-        if name.lower().endswith(".onnx")
+        if name.lower().endswith(suffix)
     )
-    skipped = [p for p in found if p.name.lower().endswith(".optimized.onnx")]
-    return [p for p in found if p not in skipped], skipped
+
+
+def _models_in(folder: Path) -> tuple[list[Path], list[Path]]:
+    """The .onnx models under ``folder`` that a folder conversion converts, and those it
+    skips: ``*.optimized.onnx``, which onnxruntime's converter writes beside its .ort
+    (``--save_optimized_onnx_model``) and skips in turn."""
+    models: list[Path] = []
+    skipped: list[Path] = []
+    for p in files_under(folder, ".onnx"):
+        (skipped if p.name.lower().endswith(".optimized.onnx") else models).append(p)
+    return models, skipped
 
 
 def _convert_folder(args: argparse.Namespace, src: Path, dst: Path, out: TextIO) -> int:

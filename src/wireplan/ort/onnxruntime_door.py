@@ -381,11 +381,11 @@ def optimize(
             disabled_optimizers=disabled,
         )
     except Exception as exc:  # onnxruntime raises its own pybind exception types
-        hint = ""
+        custom = ""
         if "is not a registered function/op" in str(exc):
-            hint = (
+            custom = (
                 " (a custom operator's library is given as custom_op_library, --custom-op-library)"
             )
         raise PeerError(
-            f"onnxruntime {version()} could not optimize {os.fspath(src)!r}: {exc}{hint}"
+            f"onnxruntime {version()} could not optimize {os.fspath(src)!r}: {exc}{custom}"
         ) from exc

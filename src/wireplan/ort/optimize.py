@@ -74,7 +74,8 @@ def convert_optimized(
     ``level`` (one of :data:`LEVELS`, default ``"all"``), ``target_platform``
     (``"arm"``, ``"amd64"`` or None, as the converter's ``--target_platform``) and
     ``custom_op_library`` (a library of custom operators for the session, as the
-    converter's ``--custom_op_library``) apply to ``"fixed"`` and ``"runtime"``.  ``options`` are the writer's
+    converter's ``--custom_op_library``) apply to ``"fixed"`` and ``"runtime"``.
+    ``options`` are the writer's
     (:func:`wireplan.ort.writer.convert_onnx_to_ort`); ``reuse_data`` and
     ``float16_casts=True`` need ``"none"`` (an optimized graph has new weights, and holds
     the Casts onnxruntime placed).
