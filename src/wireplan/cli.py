@@ -203,6 +203,8 @@ def _cmd_inspect(args: argparse.Namespace, out: TextIO) -> int:
     for file in args.file:
         try:
             found = _inspect_one(file, formats, args, out)
+        except BrokenPipeError:
+            raise  # nobody reads the output: main stops quietly
         except (WireplanError, OSError) as exc:
             print_error(error_text(exc, file))
             code = 1

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -545,3 +546,38 @@ def test_convert_into_a_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str
         assert says in line, line
     assert sorted(p.name for p in there.iterdir()) == ["m.ort"]
     assert not (tmp_path / "nowhere").exists()
+
+
+def run_unread(*argv: str) -> subprocess.CompletedProcess[str]:
+    """``python -m wireplan ARGV`` writing to a pipe that nobody reads (``... | head``, gone)."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        return subprocess.run(
+            [sys.executable, "-m", "wireplan", *argv],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        os.close(write_end)
+
+
+def test_an_unread_output_stops_quietly(tmp_path: Path, feature_ort: Path) -> None:
+    """``wireplan inspect a b | head`` said "b: Broken pipe" and went on; ``convert FOLDER``
+    said each model failed (they were written) and "3 of 3 models not converted"."""
+    onnx_model = one_node_onnx(tmp_path / "m.onnx")
+    done = run_unread("inspect", str(feature_ort), str(onnx_model))
+    assert (done.returncode, done.stderr) == (141, "")
+    models = tmp_path / "models"
+    models.mkdir()
+    for name in ("a.onnx", "b.onnx", "c.onnx"):
+        one_node_onnx(models / name)
+    out = tmp_path / "out"
+    done = run_unread("convert", str(models), str(out), "--optimization", "none")
+    assert (done.returncode, done.stderr) == (141, "")
+    # as a command killed by SIGPIPE: the model whose line could not be written is whole
+    assert [p.name for p in out.iterdir()] == ["a.ort"]
+    with load(out / "a.ort") as om:
+        assert om.graph.nodes[0].op_type == "Add"

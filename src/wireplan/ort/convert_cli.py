@@ -159,8 +159,8 @@ def _convert_folder(args: argparse.Namespace, src: Path, dst: Path, out: TextIO)
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
             _convert_one(str(model), str(target), options, out)
-        except MissingExtraError:
-            raise  # the same for every model: said once
+        except (MissingExtraError, BrokenPipeError):
+            raise  # the same for every model (said once), or nobody reads the output
         except (WireplanError, OSError) as exc:
             print_error(error_text(exc, str(model)))
             failed += 1
