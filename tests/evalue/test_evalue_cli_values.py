@@ -181,6 +181,26 @@ def test_bad_input_is_one_line_with_the_json_path(
     assert message in _fails("evalue", *argv)
 
 
+def test_json_errors_name_the_input(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``@FILE`` and ``-`` are named; a VALUE that names a file gets the way to read it (a
+    newcomer's ``encode data.json`` said only "VALUE is not JSON")."""
+    monkeypatch.chdir(tmp_path)
+    Path("data.json").write_text("[1,\n 2", encoding="utf-8")
+    said = "at byte 0: VALUE is not JSON: Expecting value at line 1 column 1"
+    assert _fails("evalue", "encode", "data.json", "--hex") == (
+        f"{said} (to read the file data.json, give @data.json)"
+    )
+    assert _fails("evalue", "encode", "@data.json", "--hex").startswith(
+        "at byte 6: data.json is not JSON: Expecting ',' delimiter"
+    )
+    assert _fails("evalue", "encode", "data.json", "--records", "-o", "x.evr").endswith(
+        "(to read the file data.json, give @data.json)"
+    )
+    assert _fails("evalue", "encode", "nofile.json", "--hex") == said  # no such file: no hint
+    code, _, err = _run("evalue", "encode", "-", "--hex", stdin="[1,")
+    assert code == 1 and "at byte 3: stdin is not JSON" in err
+
+
 _CLASSES = [
     (("encode", "[[1]]", "--records"), ArgumentError, None),
     (("decode", "--hex", "00", "--lines"), ArgumentError, None),

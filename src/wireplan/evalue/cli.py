@@ -57,6 +57,18 @@ def _value_text(arg: str) -> str:
     return arg
 
 
+def _value_name(arg: str) -> str:
+    """What errors call VALUE: ``stdin`` for ``-``, the file for ``@FILE``, else ``VALUE``."""
+    return "stdin" if arg == "-" else arg[1:] if arg.startswith("@") else "VALUE"
+
+
+def _file_hint(exc: DecodeError, arg: str) -> DecodeError:
+    """``exc`` (VALUE is not JSON) with a hint when VALUE is the name of a file."""
+    if arg in ("-", "") or arg.startswith("@") or not Path(arg).is_file():
+        return exc
+    return DecodeError(f"{exc.reason} (to read the file {arg}, give @{arg})", exc.offset)
+
+
 def _binary(stream: Any, what: str) -> BinaryIO:
     buffer = getattr(stream, "buffer", None)
     if buffer is None:
@@ -77,11 +89,16 @@ def _cmd_encode(args: argparse.Namespace, out: TextIO) -> int:
 def _encode_verb(args: argparse.Namespace, out: TextIO) -> int:
     from wireplan.evalue._json import from_json, parse, parse_lines, records_from_json
 
+    if args.records and args.output is None:
+        raise ArgumentError("--records writes a record file: give -o FILE")
     text = _value_text(args.value)
+    what = _value_name(args.value)
+    try:
+        data = parse_lines(text, what) if args.records else parse(text, what)
+    except DecodeError as exc:
+        raise _file_hint(exc, args.value) from None
     if args.records:
-        if args.output is None:
-            raise ArgumentError("--records writes a record file: give -o FILE")
-        records = records_from_json(parse_lines(text))
+        records = records_from_json(data)
         with RecordWriter(args.output, extended=args.extended, durable=args.durable) as writer:
             for i, values in enumerate(records):
                 try:
@@ -94,7 +111,7 @@ def _encode_verb(args: argparse.Namespace, out: TextIO) -> int:
             file=out,
         )
         return 0
-    value = from_json(parse(text))
+    value = from_json(data)
     if isinstance(value, list):
         data = encode_list(value, extended=args.extended)
         what = f"a list of {count(len(value), 'value')}"
