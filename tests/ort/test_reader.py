@@ -271,6 +271,26 @@ def test_identifier_is_checked(feature_ort: Path) -> None:
     assert info.value.offset == 4
 
 
+def test_an_onnx_model_is_named_as_such(feature_ort: Path, tmp_path: Path) -> None:
+    """``load`` of an .onnx said only that its identifier was not "ORTM"."""
+    from wireplan.ort import from_onnx
+
+    with load(feature_ort) as om:
+        onnx_bytes = to_onnx(om).SerializeToString()
+    path = tmp_path / "m.onnx"
+    path.write_bytes(onnx_bytes)
+    for source in (path, onnx_bytes):
+        with pytest.raises(DecodeError) as info:
+            load(source)
+        assert info.value.offset == 4
+        assert "an .onnx model, not an .ort (read it with from_onnx" in str(info.value)
+    with from_onnx(path) as om:  # what the message says works
+        assert om.graph.nodes
+    with pytest.raises(DecodeError) as info:  # other bytes: the identifier alone
+        load(b"\x10\0\0\0ORTX" + b"\0" * 40)
+    assert str(info.value) == "at byte 4: file identifier is b'ORTX', expected b'ORTM'"
+
+
 def test_errors_name_the_path(feature_ort: Path) -> None:
     data = bytearray(feature_ort.read_bytes())
     name_at = locate(data, ["model", "graph", "nodes", 2, "name"])

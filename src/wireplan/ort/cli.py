@@ -27,6 +27,7 @@ from wireplan.ort.convert_cli import add_convert, files_under
 from wireplan.ort.demo import run as run_demo
 from wireplan.ort.model import companion_path
 from wireplan.ort.operators import required_operators
+from wireplan.ort.protowire import looks_like_onnx
 from wireplan.ort.reader import external_offsets, load, payload_offsets, tensor_problems
 from wireplan.ort.schema import FILE_IDENTIFIER, FORMAT_RELEASES
 
@@ -45,8 +46,6 @@ __all__ = [
 _ALIGN_CAP = 4096
 #: Payloads listed one by one by ``inspect``.
 _SHOWN = 8
-#: ModelProto keys (field number << 3 | wire type) that may follow ``ir_version`` in an .onnx.
-_ONNX_KEYS = frozenset(n << 3 | 2 for n in (2, 3, 4, 6, 7, 8, 14, 20, 25)) | {5 << 3}
 
 
 def sniff(head: bytes) -> bool:
@@ -55,17 +54,13 @@ def sniff(head: bytes) -> bool:
 
 
 def sniff_file(path: Path, head: bytes) -> bool:
-    """True for an .onnx model: the suffix ``.onnx``, or first bytes as ``onnx.save`` writes them.
+    """True for an .onnx model: the suffix ``.onnx``, or first bytes as ``onnx.save`` writes them
+    (:func:`~wireplan.ort.protowire.looks_like_onnx`).
 
-    Protobuf has no magic: without the suffix, the file must start with
-    ``ir_version`` (field 1, a small varint) followed by another ModelProto
-    field.  Asked after every format with a magic (.ort, EValue) declined;
-    no EValue starts like this (their tags are 0 to 5, a protobuf key is 8
-    or more).
+    Asked after every format with a magic (.ort, EValue) declined; no EValue starts
+    like an .onnx (their tags are 0 to 5, a protobuf key is 8 or more).
     """
-    if path.suffix.lower() == ".onnx":
-        return True
-    return len(head) >= 3 and head[0] == 0x08 and 1 <= head[1] < 0x80 and head[2] in _ONNX_KEYS
+    return path.suffix.lower() == ".onnx" or looks_like_onnx(head)
 
 
 def alignment_of(offset: int, cap: int = _ALIGN_CAP) -> int:

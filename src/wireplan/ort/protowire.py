@@ -4,8 +4,9 @@ a damaged .onnx breaks.
 :mod:`wireplan.ort.onnx` parses with onnx; this module looks at the bytes themselves,
 for what protobuf does not say: the offset and path of the first framing problem of a file
 protobuf refused (:func:`framing_problem`), where each ``raw_data`` lies in the file
-(:func:`raw_data_spans`), and the keys and lengths of the pieces the streamed writer emits
-(:func:`varint`).  It imports no onnx.
+(:func:`raw_data_spans`), the keys and lengths of the pieces the streamed writer emits
+(:func:`varint`), and whether a file starts as ``onnx.save`` starts one (:func:`looks_like_onnx`).
+It imports no onnx.
 """
 
 from __future__ import annotations
@@ -14,7 +15,20 @@ from collections.abc import Iterator, Mapping
 
 from wireplan.errors import DecodeError
 
-__all__ = ["framing_problem", "raw_data_spans", "varint"]
+__all__ = ["framing_problem", "looks_like_onnx", "raw_data_spans", "varint"]
+
+#: ModelProto keys (field number << 3 | wire type) that may follow ``ir_version`` in an .onnx.
+_ONNX_KEYS = frozenset(n << 3 | 2 for n in (2, 3, 4, 6, 7, 8, 14, 20, 25)) | {5 << 3}
+
+
+def looks_like_onnx(head: bytes) -> bool:
+    """Whether a file's first bytes are those of an .onnx model as ``onnx.save`` writes it.
+
+    Protobuf has no magic: the model must start with ``ir_version`` (field 1, a small
+    varint) followed by another ModelProto field.  Ask it after formats with a magic
+    (an .ort's identifier at bytes 4..8) declined.
+    """
+    return len(head) >= 3 and head[0] == 0x08 and 1 <= head[1] < 0x80 and head[2] in _ONNX_KEYS
 
 
 def varint(n: int) -> bytes:

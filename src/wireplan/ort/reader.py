@@ -1,5 +1,6 @@
-"""Load .ort files: verify the FlatBuffer, then decode it into :class:`~wireplan.ort.model.OrtModel` as used.
+"""Load .ort files: verify, then decode as used (one concern: reading, with its companion).
 
+The FlatBuffer becomes an :class:`~wireplan.ort.model.OrtModel`.
 The file is memory-mapped (a path) or viewed in place (a bytes-like
 object); payloads are not copied unless ``copy=True``.  See
 :mod:`wireplan.flatbuffers.reader` for what is verified and
@@ -42,6 +43,7 @@ from wireplan.ort.model import (
     sparse_problem,
     tensor_problem,
 )
+from wireplan.ort.protowire import looks_like_onnx
 from wireplan.ort.schema import FILE_IDENTIFIER, ORT_SCHEMA, SUPPORTED_VERSIONS
 
 __all__ = [
@@ -409,7 +411,15 @@ def _decode(
         after={"Tensor": ("external_data_offset", companion.check if copy else companion.attach)},
         views=_VIEWS,
     )
-    root = reader.root_position(FILE_IDENTIFIER)
+    try:
+        root = reader.root_position(FILE_IDENTIFIER)
+    except DecodeError as exc:  # an .onnx: say so, and what reads one
+        if exc.offset == 4 and looks_like_onnx(bytes(reader._mv[:3])):
+            says = (
+                "an .onnx model, not an .ort (read it with from_onnx; convert makes an .ort of it)"
+            )
+            raise DecodeError(f"{exc.reason}: {says}", 4) from None
+        raise
     _check_version(reader, root)
     model = reader.read_table("InferenceSession", root)
     assert isinstance(model, OrtModel)
