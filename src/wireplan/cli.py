@@ -149,6 +149,20 @@ def _format_of(path: Path, formats: dict[str, ModuleType]) -> tuple[str, ModuleT
     raise DecodeError("not a format wireplan knows (.ort, .onnx, EValue)")
 
 
+def _files_of(given: str, formats: dict[str, ModuleType]) -> list[str]:
+    """What one FILE argument of ``inspect`` stands for: itself, except a folder that holds
+    no EValue record file, which stands for the models in it (sub-folders too) when it
+    holds any: a folder of record files is described as one set of shards."""
+    path = Path(given)
+    evalue = formats.get("evalue")
+    if not path.is_dir() or (evalue is not None and evalue.holds_record_files(path)):
+        return [given]
+    found = [
+        str(f) for mod in formats.values() for f in getattr(mod, "folder_files", lambda _: [])(path)
+    ]
+    return found or [given]
+
+
 def _inspect_one(
     file: str, formats: dict[str, ModuleType], args: argparse.Namespace, out: TextIO
 ) -> dict[str, Any] | None:
@@ -164,10 +178,17 @@ def _inspect_one(
             raise DecodeError("a folder, not a file" if path.is_dir() else "no such file")
         if options:
             raise EncodeError("--record applies to EValue record files")
-        if not args.json:
-            shards(file, out)
-            return None
-        found: dict[str, Any] = shards(file)
+        try:
+            if not args.json:
+                shards(file, out)
+                return None
+            found: dict[str, Any] = shards(file)
+        except FileNotFoundError:
+            if path.is_dir() and "ort" in formats:  # _files_of found no model either
+                raise FileNotFoundError(
+                    "a folder holding no EValue record file, .ort or .onnx model"
+                ) from None
+            raise
         return {"path": file, **{k: v for k, v in found.items() if k != "path"}}
     name, mod = _format_of(path, formats)
     if options and name != "evalue":
@@ -200,7 +221,7 @@ def _cmd_inspect(args: argparse.Namespace, out: TextIO) -> int:
     formats = {name: mod for name, _, mod in _available() if args.only in (None, name)}
     code = 0
     described = []
-    for file in args.file:
+    for file in (f for given in args.file for f in _files_of(given, formats)):
         try:
             found = _inspect_one(file, formats, args, out)
         except BrokenPipeError:

@@ -15,6 +15,7 @@ import pytest
 from ort_write import peer
 from ort_write.test_rewrite import tables
 from wireplan import cli
+from wireplan.core.text import size
 from wireplan.ort import load
 from wireplan.ort.cli import alignment_of, sniff
 
@@ -581,3 +582,35 @@ def test_an_unread_output_stops_quietly(tmp_path: Path, feature_ort: Path) -> No
     assert [p.name for p in out.iterdir()] == ["a.ort"]
     with load(out / "a.ort") as om:
         assert om.graph.nodes[0].op_type == "Add"
+
+
+def test_inspect_a_folder_of_models(
+    tmp_path: Path, feature_ort: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A folder without EValue record files stands for its models, sub-folders too (it said
+    "no EValue record files in the folder"); one without models says what it looked for."""
+    models = tmp_path / "models"
+    (models / "sub").mkdir(parents=True)
+    one_node_onnx(models / "b.onnx")
+    (models / "sub" / "a.ort").write_bytes(feature_ort.read_bytes())
+    (models / "notes.txt").write_text("not a model")
+    code, text = main("inspect", str(models))
+    heads = [line for line in text.splitlines() if not line.startswith(" ")]
+    b, a = models / "b.onnx", models / "sub" / "a.ort"
+    assert code == 0 and heads == [
+        f"{b}: ONNX model, {size(b.stat().st_size)}",
+        f"{a}: ONNX Runtime .ort model, format version {peer.FORMAT_VERSION}, "
+        f"{size(a.stat().st_size)}",
+    ], heads
+    assert text == main("inspect", str(models / "b.onnx"), str(models / "sub" / "a.ort"))[1]
+    code, text = main("inspect", "--json", str(models))
+    assert [f["path"] for f in json.loads(text)["files"]] == [
+        str(models / "b.onnx"),
+        str(models / "sub" / "a.ort"),
+    ]
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main("inspect", str(empty)) == (1, "")
+    assert error_lines(capsys) == [
+        f"wireplan: error: {empty}: a folder holding no EValue record file, .ort or .onnx model"
+    ]

@@ -31,7 +31,7 @@ from wireplan.evalue._inspect import (
     summary_shards,
 )
 from wireplan.evalue._lists import LIST_MAGIC, _decode_list_at, decode_list, encode_list
-from wireplan.evalue._records import RECORD_MAGIC, _scan_records
+from wireplan.evalue._records import RECORD_MAGIC, _scan_records, shard_paths
 from wireplan.evalue._writer import RecordWriter
 
 __all__ = [
@@ -39,6 +39,7 @@ __all__ = [
     "demo",
     "describe",
     "facts",
+    "holds_record_files",
     "inspect",
     "inspect_shards",
     "register",
@@ -46,6 +47,15 @@ __all__ = [
     "summary",
     "summary_shards",
 ]
+
+
+def holds_record_files(folder: Path) -> bool:
+    """Whether ``folder`` holds an EValue record file (sub-folders not counted): ``wireplan
+    inspect FOLDER`` then describes its record files as one set of shards."""
+    try:
+        return bool(shard_paths(folder))
+    except FileNotFoundError:
+        return False
 
 
 def _value_text(arg: str) -> str:

@@ -34,6 +34,7 @@ from wireplan.ort.schema import FILE_IDENTIFIER, FORMAT_RELEASES
 __all__ = [
     "alignment_of",
     "demo",
+    "folder_files",
     "inspect",
     "operators",
     "register",
@@ -280,6 +281,12 @@ def _inspect_onnx(path: Path, out: TextIO) -> None:
             + ", ".join(ext["files"]),
             file=out,
         )
+
+
+def folder_files(folder: str | Path) -> list[Path]:
+    """The .ort and .onnx models in ``folder`` and its sub-folders, in order of path: what
+    ``wireplan inspect FOLDER`` describes one by one (when no EValue record file is there)."""
+    return sorted([*files_under(folder, ".ort"), *files_under(folder, ".onnx")])
 
 
 def operators(paths: Sequence[str | Path], out: TextIO, *, type_reduction: bool = False) -> None:
