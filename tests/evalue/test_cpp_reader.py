@@ -58,7 +58,7 @@ REASONS = [
     None,  # Ok
     r"empty input",
     r"truncated",
-    r"trailing bytes",
+    r"trailing bytes?",
     r"unknown EValue tag",
     r"exists in ExecuTorch's C\+\+ runtime",
     r"Bool byte is",

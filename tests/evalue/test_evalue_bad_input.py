@@ -60,8 +60,10 @@ def test_truncation_at_every_offset() -> None:
                 decode(data[:k], extended=extended)
             assert 0 <= info.value.offset <= k, (data.hex(), k)
         # One extra byte is never ignored (Java ignores it after a scalar).
-        with pytest.raises(DecodeError, match="trailing"):
+        with pytest.raises(DecodeError, match=r"1 trailing byte after the value$"):
             decode(data + b"\x00", extended=extended)
+        with pytest.raises(DecodeError, match=r"2 trailing bytes after the value$"):
+            decode(data + b"\x00\x00", extended=extended)
 
 
 def test_list_truncation_at_every_offset() -> None:
@@ -70,7 +72,7 @@ def test_list_truncation_at_every_offset() -> None:
         for k in range(len(data)):
             with pytest.raises(DecodeError):
                 decode_list(data[:k])
-        with pytest.raises(DecodeError, match="trailing"):
+        with pytest.raises(DecodeError, match=r"1 trailing byte after the last element$"):
             decode_list(data + b"\x00")
 
 

@@ -144,8 +144,12 @@ def test_subclasses_and_unknown_types() -> None:
     assert decode(encode(Color.RED)) == 3
     with pytest.raises(EncodeError, match="cannot encode"):
         encode(object())
-    with pytest.raises(EncodeError, match="cannot encode"):
+    with pytest.raises(EncodeError, match=r"builtins.tuple as an EValue: EValue has no list .*"):
+        encode((1, 2))
+    with pytest.raises(EncodeError, match=r"no list type \(encode_list writes a list of EValues"):
         encode([1, 2])
+    with pytest.raises(EncodeError, match=r"^cannot encode a builtins.object as an EValue$"):
+        encode(object())
 
 
 # -- tensors ---------------------------------------------------------------

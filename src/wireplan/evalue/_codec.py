@@ -37,6 +37,7 @@ from wireplan.core.alloc import fill_new_bytes
 from wireplan.core.buffers import as_memoryview
 from wireplan.core.executor import execute
 from wireplan.core.plan import Plan, Region
+from wireplan.core.text import count
 from wireplan.errors import ArgumentError, DecodeError, EncodeError, LimitError
 from wireplan.evalue._dtypes import (
     JAVA_SCALAR_TYPES,
@@ -305,7 +306,10 @@ def _parts(value: Any, extended: bool, path: str = "$") -> _Parts:
         if isinstance(arr, RawTensor):
             return _raw_parts(arr, extended, path)
         return _array_parts(arr, extended, path)
-    raise EncodeError(f"cannot encode a {t.__module__}.{t.__qualname__} as an EValue", path)
+    hint = ""
+    if isinstance(value, list | tuple):  # no list on the Java wire; wireplan frames them
+        hint = ": EValue has no list type (encode_list writes a list of EValues)"
+    raise EncodeError(f"cannot encode a {t.__module__}.{t.__qualname__} as an EValue{hint}", path)
 
 
 def _plan(parts: _Parts, offset: int) -> Plan:
@@ -427,7 +431,7 @@ def _truncated(what: str, need: int, pos: int, end: int) -> DecodeError:
 
 
 def _trailing(pos: int, end: int) -> DecodeError:
-    return DecodeError(f"{end - pos} trailing bytes after the value", pos)
+    return DecodeError(f"{count(end - pos, 'trailing byte')} after the value", pos)
 
 
 def _decode_tensor(

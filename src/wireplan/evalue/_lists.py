@@ -29,6 +29,7 @@ import numpy as np
 from wireplan.core.alloc import fill_new_bytes
 from wireplan.core.executor import execute
 from wireplan.core.plan import Plan, align_up
+from wireplan.core.text import count as counted
 from wireplan.errors import DecodeError, LimitError
 from wireplan.evalue._codec import (
     TAG_TENSOR,
@@ -181,7 +182,7 @@ def _decode_list_at(
             raise exc.under(f"[{i}]") from None
         prev = at + length
     if prev != end:
-        raise DecodeError(f"{end - prev} trailing bytes after the last element", prev)
+        raise DecodeError(f"{counted(end - prev, 'trailing byte')} after the last element", prev)
     return out
 
 
