@@ -151,16 +151,22 @@ def _format_of(path: Path, formats: dict[str, ModuleType]) -> tuple[str, ModuleT
 
 def _files_of(given: str, formats: dict[str, ModuleType]) -> list[str]:
     """What one FILE argument of ``inspect`` stands for: itself, except a folder that holds
-    no EValue record file, which stands for the models in it (sub-folders too) when it
-    holds any: a folder of record files is described as one set of shards."""
+    no EValue record file, which stands for the models in it (sub-folders too): a folder
+    of record files is described as one set of shards."""
     path = Path(given)
     evalue = formats.get("evalue")
     if not path.is_dir() or (evalue is not None and evalue.holds_record_files(path)):
         return [given]
-    found = [
-        str(f) for mod in formats.values() for f in getattr(mod, "folder_files", lambda _: [])(path)
-    ]
-    return found or [given]
+    listers = [mod.folder_files for mod in formats.values() if hasattr(mod, "folder_files")]
+    if not listers:  # a group without models (`evalue inspect`): its shards' own error
+        return [given]
+    found = [str(f) for files_in in listers for f in files_in(path)]
+    if not found:
+        looked = (
+            ".ort or .onnx model" if evalue is None else "EValue record file, .ort or .onnx model"
+        )
+        raise FileNotFoundError(f"a folder holding no {looked}")
+    return found
 
 
 def _inspect_one(
@@ -178,17 +184,10 @@ def _inspect_one(
             raise DecodeError("a folder, not a file" if path.is_dir() else "no such file")
         if options:
             raise EncodeError("--record applies to EValue record files")
-        try:
-            if not args.json:
-                shards(file, out)
-                return None
-            found: dict[str, Any] = shards(file)
-        except FileNotFoundError:
-            if path.is_dir() and "ort" in formats:  # _files_of found no model either
-                raise FileNotFoundError(
-                    "a folder holding no EValue record file, .ort or .onnx model"
-                ) from None
-            raise
+        if not args.json:
+            shards(file, out)
+            return None
+        found: dict[str, Any] = shards(file)
         return {"path": file, **{k: v for k, v in found.items() if k != "path"}}
     name, mod = _format_of(path, formats)
     if options and name != "evalue":
@@ -201,6 +200,12 @@ def _inspect_one(
         raise EncodeError(f"--json is not available for {name} files")
     facts: dict[str, Any] = summary(path, **options)
     return {"path": file, **{k: v for k, v in facts.items() if k != "path"}}
+
+
+def _said(exc: BaseException, file: str) -> int:
+    """Print the error line of ``exc`` about ``file``; the exit code it gives (1)."""
+    print_error(error_text(exc, file))
+    return 1
 
 
 def _cmd_inspect(args: argparse.Namespace, out: TextIO) -> int:
@@ -221,17 +226,22 @@ def _cmd_inspect(args: argparse.Namespace, out: TextIO) -> int:
     formats = {name: mod for name, _, mod in _available() if args.only in (None, name)}
     code = 0
     described = []
-    for file in (f for given in args.file for f in _files_of(given, formats)):
+    for given in args.file:
         try:
-            found = _inspect_one(file, formats, args, out)
-        except BrokenPipeError:
-            raise  # nobody reads the output: main stops quietly
-        except (WireplanError, OSError) as exc:
-            print_error(error_text(exc, file))
-            code = 1
+            files = _files_of(given, formats)
+        except OSError as exc:  # a folder that stands for nothing
+            code = _said(exc, given)
             continue
-        if found is not None:
-            described.append(found)
+        for file in files:
+            try:
+                found = _inspect_one(file, formats, args, out)
+            except BrokenPipeError:
+                raise  # nobody reads the output: main stops quietly
+            except (WireplanError, OSError) as exc:
+                code = _said(exc, file)
+                continue
+            if found is not None:
+                described.append(found)
     if args.json:
         json.dump({"wireplan_inspect": 1, "files": described}, out, indent=2)
         out.write("\n")

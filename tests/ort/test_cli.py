@@ -614,3 +614,7 @@ def test_inspect_a_folder_of_models(
     assert error_lines(capsys) == [
         f"wireplan: error: {empty}: a folder holding no EValue record file, .ort or .onnx model"
     ]
+    assert main("ort", "inspect", str(empty), str(models / "b.onnx"))[0] == 1  # goes on
+    assert error_lines(capsys) == [
+        f"wireplan: error: {empty}: a folder holding no .ort or .onnx model"
+    ]

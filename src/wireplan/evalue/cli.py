@@ -74,7 +74,7 @@ def _value_name(arg: str) -> str:
 
 def _file_hint(exc: DecodeError, arg: str) -> DecodeError:
     """``exc`` (VALUE is not JSON) with a hint when VALUE is the name of a file."""
-    if arg in ("-", "") or arg.startswith("@") or not Path(arg).is_file():
+    if _value_name(arg) != "VALUE" or not Path(arg).is_file():
         return exc
     return DecodeError(f"{exc.reason} (to read the file {arg}, give @{arg})", exc.offset)
 

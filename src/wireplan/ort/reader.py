@@ -414,7 +414,7 @@ def _decode(
     try:
         root = reader.root_position(FILE_IDENTIFIER)
     except DecodeError as exc:  # an .onnx: say so, and what reads one
-        if exc.offset == 4 and looks_like_onnx(bytes(reader._mv[:3])):
+        if exc.offset == 4 and looks_like_onnx(bytes(buffer[:3])):
             says = (
                 "an .onnx model, not an .ort (read it with from_onnx; convert makes an .ort of it)"
             )
