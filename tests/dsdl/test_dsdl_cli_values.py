@@ -368,6 +368,10 @@ _BAD = [
         ("encode", "uavcan.node.Heartbeat.1.0", "{health: [1, 2]}"),
         "$.health: 2 values for 1 field of uavcan.node.Health.1.0",
     ),
+    (  # a union's lone value is for its first field, here the empty one
+        ("encode", "uavcan.register.Value.1.0", "7"),
+        "$.empty: 1 value for 0 fields of uavcan.primitive.Empty.1.0",
+    ),
     (
         ("encode", "uavcan.primitive.array.Real32.1.0", "{value: [1, x]}"),
         "$.value[1]: float32 requires a number",

@@ -152,6 +152,19 @@ def test_subclasses_and_unknown_types() -> None:
         encode(object())
 
 
+def test_numpy_scalars_refused_as_tensors_name_their_plain_evalue() -> None:
+    """A numpy scalar is a rank-0 Tensor; one whose dtype Java refuses says which plain
+    EValue ``bool()`` or ``int()`` would give instead."""
+    for value, plain in ((np.bool_(True), "a Bool"), (np.array(False), "a Bool"),
+                         (np.uint16(3), "an Int"), (np.int16(-3), "an Int")):  # fmt: skip
+        with pytest.raises(EncodeError, match=rf"rank-0 Tensor; for {plain} EValue pass "):
+            encode(value)
+    assert decode(encode(bool(np.bool_(True)))) is True
+    for value in (np.zeros(2, bool), np.complex64(1)):  # not a scalar; no plain EValue
+        with pytest.raises(EncodeError, match=r"extended=True to write it anyway$"):
+            encode(value)
+
+
 # -- tensors ---------------------------------------------------------------
 
 PLAIN_DTYPES = {

@@ -80,7 +80,10 @@ def register(sub: Any) -> None:
         "encode",
         help="serialize a value (JSON or YAML) of a DSDL type, print hex",
         description="Serialize VALUE, given as JSON or YAML (yakut's flow style works: "
-        "'{health: {value: 1}}'), and print the bytes as hex.  " + ROOTS_HELP,
+        "'{health: {value: 1}}'), and print the bytes as hex.  As for pycyphal's "
+        "update_from_builtin, a mapping sets fields by name, a list sets them in order, and a "
+        "single value sets the first field ('7' is a Heartbeat of uptime 7); fields not given "
+        "are zero.  " + ROOTS_HELP,
     )
     enc.add_argument("type", metavar="TYPE", help="e.g. uavcan.node.Heartbeat.1.0")
     enc.add_argument("value", metavar="VALUE", help="JSON or YAML; - reads it from stdin")

@@ -312,7 +312,8 @@ def _positional(
         items = [items]
     if len(items) > room:
         raise EncodeError(
-            f"{len(items)} values for {len(fields)} field{'s' * (len(fields) != 1)} "
+            f"{len(items)} value{'s' * (len(items) != 1)} for {len(fields)} "
+            f"field{'s' * (len(fields) != 1)} "
             f"of {_dsdl_name(cls)}"
             if not cls._UNION_
             else f"union {_dsdl_name(cls)} takes one value, got {len(items)}",

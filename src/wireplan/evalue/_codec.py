@@ -204,12 +204,24 @@ def _array_parts(arr: np.ndarray[Any, Any], extended: bool, path: str) -> _Parts
         raise EncodeError(
             f"dtype {info.name} is not one of the tensor types ExecuTorch's Java layer "
             "accepts (uint8, int8, int32, int64, float16, float32, float64); "
-            "pass extended=True to write it anyway",
+            f"pass extended=True to write it anyway{_scalar_hint(arr)}",
             path,
         )
     head = _tensor_head(info.code, arr.shape, path)
     src = arr if info.bits is info.native else arr.view(info.bits)
     return _Parts(head, src, info.wire)
+
+
+# A numpy scalar (or rank-0 array) of these kinds has a plain EValue of its own.
+_PLAIN_OF_KIND: Final = {"b": ("a Bool", "bool"), "i": ("an Int", "int"), "u": ("an Int", "int")}
+
+
+def _scalar_hint(arr: np.ndarray[Any, Any]) -> str:
+    """For a rank-0 array refused as a tensor: the plain EValue it may have been meant as."""
+    plain = _PLAIN_OF_KIND.get(arr.dtype.kind) if arr.ndim == 0 else None
+    if plain is None:
+        return ""
+    return f" (a numpy scalar is a rank-0 Tensor; for {plain[0]} EValue pass {plain[1]}(value))"
 
 
 def _raw_parts(raw: RawTensor, extended: bool, path: str) -> _Parts:
