@@ -42,6 +42,7 @@ from wireplan.evalue import (
     info_for_code,
     info_for_dtype,
 )
+from wireplan.evalue._codec import CHECKED_MAX_RANK
 from wireplan.evalue._cpp import HEADERS, header_folder
 
 HERE = Path(__file__).resolve().parent
@@ -272,10 +273,36 @@ def damaged(blob: bytes) -> list[bytes]:
 # -- the tests ---------------------------------------------------------------------------
 
 
-def test_numpy_rank_limit_matches_the_header() -> None:
-    # The header mirrors the Python decoder's numpy-only checks up to this rank.
+def test_checked_rank_matches_the_header() -> None:
+    # The header mirrors the Python decoder's numpy-type checks up to this rank.
     text = (header_folder() / "wireplan_evalue.hpp").read_text(encoding="utf-8")
-    assert f"kNumpyMaxRank = {NUMPY_MAX_RANK};" in text
+    assert f"kCheckedMaxRank = {CHECKED_MAX_RANK};" in text
+
+
+@pytest.mark.parametrize("rank", [1, 32, 33, 40, 64, 65])
+def test_checks_up_to_the_checked_rank_whichever_numpy(
+    rank: int, driver: Path, tmp_path: Path
+) -> None:
+    """A bool byte of 2 and a zero-size shape whose other sizes overflow are refused up to
+    CHECKED_MAX_RANK, by both readers, under numpy 1.x (which holds rank 32) as under 2.x;
+    deeper, both hand out the bytes."""
+
+    def sizes(shape: tuple[int, ...]) -> bytes:
+        return b"".join(struct.pack(">i", n) for n in shape)
+
+    bad_bool = bytes([1, 11, rank]) + sizes((1,) * rank) + b"\x02"
+    overflow = bytes([1, 6, rank]) + sizes((0,) + (2**31 - 1,) * (rank - 1))
+    verdicts = check_agree(driver, every_flag("v", [bad_bool, overflow]), tmp_path)
+    checked = rank <= CHECKED_MAX_RANK
+    bool_extended = verdicts[2]  # every_flag: (extended False, True) x (text False, True)
+    assert bool_extended[0] == ("E" if checked else "O"), bool_extended
+    if rank > 1:  # a rank-1 shape (0,) has no other size to overflow
+        assert verdicts[4][0] == ("E" if checked else "O"), verdicts[4]
+    if not checked:
+        assert isinstance(decode(bad_bool, extended=True), RawTensor)
+    elif rank > NUMPY_MAX_RANK:  # numpy 1.x: still refused, though it cannot hold the shape
+        with pytest.raises(DecodeError, match="Bool tensor element 0 is 2, not 0 or 1"):
+            decode(bad_bool, extended=True, copy=False)
 
 
 def test_golden_vectors(driver: Path, tmp_path: Path) -> None:

@@ -41,6 +41,7 @@ from wireplan.core.text import count
 from wireplan.errors import ArgumentError, DecodeError, EncodeError, LimitError
 from wireplan.evalue._dtypes import (
     JAVA_SCALAR_TYPES,
+    NUMPY_TYPE_CODES,
     SCALAR_TYPES,
     ScalarTypeInfo,
     info_for_code,
@@ -141,8 +142,13 @@ def _max_ndim() -> int:
     return 32  # pragma: no cover - every supported numpy holds 32
 
 
-#: The largest rank numpy arrays can have; deeper tensors decode to RawTensor.
+#: The largest rank numpy arrays can have (64 from numpy 2 on, 32 before); deeper tensors
+#: decode to RawTensor.
 NUMPY_MAX_RANK: Final = _max_ndim()
+#: Up to this rank a tensor of a type numpy holds is checked as numpy would read it (bool
+#: bytes 0 or 1, an element count numpy can multiply), whichever numpy is installed: the
+#: rank numpy 2 holds, and the C++ reader's ``kNumpyMaxRank``.
+CHECKED_MAX_RANK: Final = 64
 
 _TENSOR_SIZES: list[struct.Struct] = [struct.Struct(f">{n}i") for n in range(MAX_RANK + 1)]
 
@@ -499,14 +505,26 @@ def _tensor_data(
         )
     if need < have:
         raise _trailing(data_at + need, end)
-    if info.native is None or len(shape) > NUMPY_MAX_RANK:
+    rank = len(shape)
+    if info.code in NUMPY_TYPE_CODES and rank <= CHECKED_MAX_RANK:
+        # The checks of a tensor numpy types, whichever numpy (1.x holds rank 32 at most,
+        # 2.x 64) and whether ml_dtypes is installed: what is refused does not change.
+        if count == 0:
+            # numpy still multiplies every size; keep it from overflowing (with or without
+            # a copy).
+            nonzero = math.prod(n for n in shape if n)
+            if nonzero * info.itemsize > _MAX_NBYTES:
+                raise LimitError(f"Tensor shape {list(shape)} overflows the element count", data_at)
+        elif info.code == 11:  # bool: only 0 and 1 are valid bytes
+            raw = np.frombuffer(mv, _U8, need, data_at)
+            if raw.max() > 1:
+                first = int(np.flatnonzero(raw > 1)[0])
+                raise DecodeError(
+                    f"Bool tensor element {first} is {raw[first]}, not 0 or 1", data_at + first
+                )
+    if info.native is None or rank > NUMPY_MAX_RANK:
         data = mv[data_at:end]
         return RawTensor(info.code, shape, bytes(data) if copy else data.toreadonly())
-    if count == 0:
-        # numpy still multiplies every size; keep it from overflowing (with or without a copy).
-        nonzero = math.prod(n for n in shape if n)
-        if nonzero * info.itemsize > _MAX_NBYTES:
-            raise LimitError(f"Tensor shape {list(shape)} overflows the element count", data_at)
     if not copy and info.bits is not info.native:
         # numpy has no big-endian bfloat16: a zero-copy view keeps its type as a RawTensor.
         return RawTensor(info.code, shape, mv[data_at:end].toreadonly())
@@ -520,13 +538,6 @@ def _tensor_data(
     # view of a read-only memoryview cannot have its writeable flag set back.
     src = mv if copy or mv.readonly else mv.toreadonly()
     wire_view = np.frombuffer(src, info.wire, count, data_at).reshape(shape)
-    if info.code == 11:  # bool: only 0 and 1 are valid bytes
-        raw = wire_view.reshape(-1).view(_U8)
-        if raw.max() > 1:
-            first = int(np.flatnonzero(raw > 1)[0])
-            raise DecodeError(
-                f"Bool tensor element {first} is {raw[first]}, not 0 or 1", data_at + first
-            )
     if not copy:
         return wire_view
     out = np.empty(shape, info.native)

@@ -120,6 +120,10 @@ SCALAR_TYPES = dict(sorted(SCALAR_TYPES.items()))
 #: The codes ExecuTorch's Java layer encodes and decodes.
 JAVA_SCALAR_TYPES: frozenset[int] = frozenset(i.code for i in _PLAIN if i.java)
 
+#: The codes numpy holds (``ml_dtypes``' among them, whether it is installed or not): the
+#: decoder checks their tensors as numpy would read them.
+NUMPY_TYPE_CODES: frozenset[int] = frozenset((*(i.code for i in _PLAIN), *_ML_DTYPES))
+
 # Decoding: code -> info.  ml_dtypes entries are filled in lazily.
 _BY_CODE: dict[int, ScalarTypeInfo] = {i.code: i for i in (*_PLAIN, *_RAW)}
 # Encoding: native numpy dtype -> info.

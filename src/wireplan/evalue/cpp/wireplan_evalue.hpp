@@ -208,9 +208,10 @@ inline std::size_t utf8_invalid(const std::uint8_t* base, std::size_t pos,
   return end;
 }
 
-// The largest rank of a numpy array: deeper tensors are raw bytes to wireplan's Python
-// decoder, which then skips the two checks below that depend on it (tested to agree).
-constexpr unsigned kNumpyMaxRank = 64;
+// Up to this rank wireplan's Python decoder checks a tensor of a type numpy holds as numpy
+// reads it (CHECKED_MAX_RANK, whichever numpy is installed); deeper ones are raw bytes to
+// it, and the two checks below are skipped (tested to agree).
+constexpr unsigned kCheckedMaxRank = 64;
 
 }  // namespace detail
 
@@ -295,7 +296,7 @@ inline Error decode_tensor(const std::uint8_t* base, std::size_t pos, std::size_
   std::uint64_t have = end - data_at;
   if (need > have) return fail(Code::DataSize, data_at);
   if (need < have) return fail(Code::Trailing, data_at + need);
-  bool numpy = rank <= kNumpyMaxRank && (code <= 7 || code == 9 || code == 10 || code == 11 ||
+  bool numpy = rank <= kCheckedMaxRank && (code <= 7 || code == 9 || code == 10 || code == 11 ||
                                          code == 15 || code >= 23);
   if (numpy && zero && mul_sat(nonzero, item) > static_cast<std::uint64_t>(INT64_MAX))
     return fail(Code::ElementCount, data_at);
