@@ -8,12 +8,14 @@
     python3 dev.py wheel            build dist/wireplan-VERSION-py3-none-any.whl, check that it
                                     holds the package data and no tests, print its path
     python3 dev.py test             ruff, mypy --strict and pytest, then the ORT suites
-                                    under the older onnxruntime releases, then the wheel
-                                    installed into clean environments (what CI runs)
+                                    under the older onnxruntime releases and the numpy ones
+                                    under numpy 1.26, then the wheel installed into clean
+                                    environments (what CI runs)
     python3 dev.py test ARGS        ruff, mypy and pytest ARGS in the main environment only
     python3 dev.py test-env NAME [ARGS]
                                     pytest in one of the older-release environments
-                                    (NAME: ort-1.15, ort-1.20; ARGS default to its suites),
+                                    (NAME: ort-1.15, ort-1.20, numpy-1; ARGS default to its
+                                    suites),
                                     or (NAME: wheel) the wheel step of `test` alone, or
                                     (NAME: executorch) the ExecuTorch training tests
     python3 dev.py bench NAME       run benchmarks/bench_NAME.py (installs matplotlib)
@@ -27,7 +29,9 @@
 Needs nothing but python3 (3.11+). The main environment is `.venv/` next to
 this file (or $WIREPLAN_VENV) with the newest pinned peers
 (constraints/dev.txt); `.venv-ort-1.15/` and `.venv-ort-1.20/` hold the
-older onnxruntime releases wireplan supports (constraints/ort-*.txt). Each is
+older onnxruntime releases wireplan supports (constraints/ort-*.txt), and
+`.venv-numpy-1/` numpy 1.26 under the core, EValue and DSDL's Python side
+(constraints/numpy-1.txt). Each is
 created on first use and refreshed when pyproject.toml, its constraints file or
 this file change. `.venv-nunavut-3.1/` holds nunavut 3.1, whose C output the
 DSDL C backend is tested and measured against. `.venv-executorch/` holds
@@ -92,6 +96,50 @@ OLD = {
     name: Env(name, ROOT / f".venv-{name}", ["-e", ".[test-ort]"], f"{name}.txt", _ORT_SUITES)
     for name in ("ort-1.15", "ort-1.20")
 }
+
+# numpy 1.26, the oldest end of the core's range, under what runs on numpy without torch or
+# onnxruntime: the core, flatbuffers, EValue, and DSDL's Python side (pycyphal 1.20, the newest
+# on numpy 1.x, as the oracle).  torch, fsspec, ExecuTorch and the C/C++ tests stay in the
+# main environment (the C/C++ tests do not run numpy code).
+_NUMPY1_SUITES = [
+    "tests/core",
+    "tests/flatbuffers",
+    "tests/evalue",
+    "tests/dsdl",
+    *(
+        f"--ignore=tests/{name}.py"
+        for name in (
+            "evalue/test_evalue_dataset",
+            "evalue/test_evalue_distributed",
+            "evalue/test_evalue_torch",
+            "evalue/test_executorch_bundled",
+            "evalue/test_executorch_training",
+            "evalue/test_fsspec",
+            "dsdl/test_bench_dsdl_c",
+            "dsdl/test_dsdl_c",
+            "dsdl/test_dsdl_c_emit",
+            "dsdl/test_dsdl_c_mcu",
+            "dsdl/test_dsdl_cpp",
+            "dsdl/test_dsdl_nunavut_cpp_suite",
+            "dsdl/test_dsdl_nunavut_suite",
+        )
+    ),
+]
+OLD["numpy-1"] = Env(
+    "numpy-1",
+    ROOT / ".venv-numpy-1",
+    [
+        "-e",
+        ".[dsdl,dtypes,progress]",
+        "flatbuffers",
+        "pycyphal",
+        "pytest",
+        "pytest-xdist",
+        "hypothesis",
+    ],
+    "numpy-1.txt",
+    _NUMPY1_SUITES,
+)
 
 # nunavut 3.1, the peer of the DSDL C backend: its `nnvg` writes the C headers our own are
 # compared with. pycyphal pins nunavut 2.x, so it lives in its own environment, which the
@@ -228,19 +276,17 @@ def cross_tools() -> bool:
 
 def _old_env_tests(env: Env, args: list[str]) -> int:
     setup(env)
+    probe = (
+        "from importlib.metadata import version, PackageNotFoundError\n"
+        "for name in ('onnxruntime', 'onnx', 'numpy', 'pydsdl', 'pycyphal'):\n"
+        "    try: print(name, version(name))\n"
+        "    except PackageNotFoundError: pass"
+    )
     versions = subprocess.run(
-        [
-            env.python,
-            "-c",
-            "import onnxruntime, onnx, numpy; "
-            "print(onnxruntime.__version__, onnx.__version__, numpy.__version__)",
-        ],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-    ).stdout.split()
-    if len(versions) == 3:
-        _say(f"{env.name}: onnxruntime {versions[0]}, onnx {versions[1]}, numpy {versions[2]}")
+        [env.python, "-c", probe], capture_output=True, text=True, cwd=ROOT
+    ).stdout.splitlines()
+    if versions:
+        _say(f"{env.name}: {', '.join(versions)}")
     return _run(
         env.python, "-m", "pytest", "-n", "auto", "--dist", "loadfile", *(args or env.tests)
     )
