@@ -97,10 +97,10 @@ OLD = {
     for name in ("ort-1.15", "ort-1.20")
 }
 
-# numpy 1.26, the oldest end of the core's range, under what runs on numpy without torch or
-# onnxruntime: the core, flatbuffers, EValue, and DSDL's Python side (pycyphal 1.20, the newest
-# on numpy 1.x, as the oracle).  torch, fsspec, ExecuTorch and the C/C++ tests stay in the
-# main environment (the C/C++ tests do not run numpy code).
+# numpy 1.26, the oldest end of the core's range, under what runs on numpy without
+# onnxruntime: the core, flatbuffers, EValue (with torch, and fsspec at its oldest end), and
+# DSDL's Python side (pycyphal 1.20, the newest on numpy 1.x, as the oracle).  ExecuTorch and
+# the C/C++ tests stay in their environments (the C/C++ tests run no numpy code).
 _NUMPY1_SUITES = [
     "tests/core",
     "tests/flatbuffers",
@@ -109,12 +109,8 @@ _NUMPY1_SUITES = [
     *(
         f"--ignore=tests/{name}.py"
         for name in (
-            "evalue/test_evalue_dataset",
-            "evalue/test_evalue_distributed",
-            "evalue/test_evalue_torch",
             "evalue/test_executorch_bundled",
             "evalue/test_executorch_training",
-            "evalue/test_fsspec",
             "dsdl/test_bench_dsdl_c",
             "dsdl/test_dsdl_c",
             "dsdl/test_dsdl_c_emit",
@@ -130,7 +126,8 @@ OLD["numpy-1"] = Env(
     ROOT / ".venv-numpy-1",
     [
         "-e",
-        ".[dsdl,dtypes,progress]",
+        ".[dsdl,dtypes,progress,fsspec]",
+        TORCH,
         "flatbuffers",
         "pycyphal",
         "pytest",
@@ -278,7 +275,7 @@ def _old_env_tests(env: Env, args: list[str]) -> int:
     setup(env)
     probe = (
         "from importlib.metadata import version, PackageNotFoundError\n"
-        "for name in ('onnxruntime', 'onnx', 'numpy', 'pydsdl', 'pycyphal'):\n"
+        "for name in ('onnxruntime', 'onnx', 'numpy', 'pydsdl', 'pycyphal', 'fsspec', 'torch'):\n"
         "    try: print(name, version(name))\n"
         "    except PackageNotFoundError: pass"
     )
