@@ -147,7 +147,7 @@ def _max_ndim() -> int:
 NUMPY_MAX_RANK: Final = _max_ndim()
 #: Up to this rank a tensor of a type numpy holds is checked as numpy would read it (bool
 #: bytes 0 or 1, an element count numpy can multiply), whichever numpy is installed: the
-#: rank numpy 2 holds, and the C++ reader's ``kNumpyMaxRank``.
+#: rank numpy 2 holds, and the C++ reader's ``kCheckedMaxRank``.
 CHECKED_MAX_RANK: Final = 64
 
 _TENSOR_SIZES: list[struct.Struct] = [struct.Struct(f">{n}i") for n in range(MAX_RANK + 1)]
@@ -507,8 +507,8 @@ def _tensor_data(
         raise _trailing(data_at + need, end)
     rank = len(shape)
     if info.code in NUMPY_TYPE_CODES and rank <= CHECKED_MAX_RANK:
-        # The checks of a tensor numpy types, whichever numpy (1.x holds rank 32 at most,
-        # 2.x 64) and whether ml_dtypes is installed: what is refused does not change.
+        # The checks of a tensor of a type numpy holds, whichever numpy (1.x holds rank 32
+        # at most, 2.x 64) and whether ml_dtypes is installed: what is refused does not change.
         if count == 0:
             # numpy still multiplies every size; keep it from overflowing (with or without
             # a copy).

@@ -296,8 +296,8 @@ inline Error decode_tensor(const std::uint8_t* base, std::size_t pos, std::size_
   std::uint64_t have = end - data_at;
   if (need > have) return fail(Code::DataSize, data_at);
   if (need < have) return fail(Code::Trailing, data_at + need);
-  bool numpy = rank <= kCheckedMaxRank && (code <= 7 || code == 9 || code == 10 || code == 11 ||
-                                         code == 15 || code >= 23);
+  bool numpy = rank <= kCheckedMaxRank && (code <= 7 || code == 9 || code == 10 ||
+                                           code == 11 || code == 15 || code >= 23);
   if (numpy && zero && mul_sat(nonzero, item) > static_cast<std::uint64_t>(INT64_MAX))
     return fail(Code::ElementCount, data_at);
   if (numpy && code == 11) {
